@@ -1,0 +1,43 @@
+#include "kernel/ids.hpp"
+
+#include <charconv>
+
+namespace weft {
+
+std::string NodeAddress::to_string() const {
+  const bool bracket = host.find(':') != std::string::npos;
+  std::string text;
+  text.reserve(host.size() + 8);
+  if (bracket) text += '[';
+  text += host;
+  if (bracket) text += ']';
+  text += ':';
+  text += std::to_string(port);
+  return text;
+}
+
+std::optional<NodeAddress> NodeAddress::parse(std::string_view text) {
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string_view host = text.substr(0, colon);
+  const std::string_view port_text = text.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  } else if (host.find(':') != std::string_view::npos) {
+    return std::nullopt;  // an IPv6 host must be bracketed
+  }
+  if (host.empty() || port_text.empty()) return std::nullopt;
+  unsigned port = 0;
+  const auto [end, error] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (error != std::errc{} || end != port_text.data() + port_text.size()) return std::nullopt;
+  if (port == 0 || port > 65535) return std::nullopt;
+  return NodeAddress{std::string(host), static_cast<std::uint16_t>(port)};
+}
+
+std::string MemberId::to_string() const {
+  return address.to_string() + "#" + std::to_string(incarnation.value);
+}
+
+std::string ActorRef::to_string() const { return node.to_string() + "/" + name; }
+
+}  // namespace weft

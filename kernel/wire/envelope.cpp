@@ -1,0 +1,118 @@
+#include "kernel/wire/envelope.hpp"
+
+#include <algorithm>
+
+namespace weft::wire {
+namespace {
+
+constexpr unsigned key(EnvelopeField field) { return static_cast<unsigned>(field); }
+
+constexpr std::uint32_t kRequired =
+    field_bit(key(EnvelopeField::kind)) | field_bit(key(EnvelopeField::target)) |
+    field_bit(key(EnvelopeField::sender)) | field_bit(key(EnvelopeField::correlation_id)) |
+    field_bit(key(EnvelopeField::type_tag)) | field_bit(key(EnvelopeField::body));
+
+bool valid_ref(const ActorRefView& ref) {
+  return !ref.node.host.empty() && ref.node.host.size() <= kMaxHostBytes && ref.node.port != 0 &&
+         !ref.name.empty() && ref.name.size() <= kMaxActorNameBytes;
+}
+
+}  // namespace
+
+bool operator==(const Envelope& a, const Envelope& b) {
+  return a.kind == b.kind && a.target == b.target && a.sender == b.sender &&
+         a.correlation_id == b.correlation_id && a.type_tag == b.type_tag &&
+         std::equal(a.body.begin(), a.body.end(), b.body.begin(), b.body.end());
+}
+
+WireError validate(const Envelope& envelope) {
+  if (!is_user(envelope.kind)) return WireError::unexpected_kind;
+  if (!valid_ref(envelope.target)) return WireError::invalid_value;
+  if (!envelope.sender.empty() && !valid_ref(envelope.sender)) return WireError::invalid_value;
+  const bool is_tell = envelope.kind == MessageKind::tell;
+  if (is_tell != (envelope.correlation_id == 0)) return WireError::invalid_value;
+  if (envelope.kind == MessageKind::ask && envelope.sender.empty()) return WireError::invalid_value;
+  return WireError::none;
+}
+
+std::size_t encoded_size(const Envelope& envelope) {
+  const std::size_t sender =
+      envelope.sender.empty() ? Writer::size_of_nil() : size_of_ref(envelope.sender);
+  return 1                                                     // fixmap of six
+         + 1 + Writer::size_of_uint(static_cast<std::uint8_t>(envelope.kind))
+         + 1 + size_of_ref(envelope.target)
+         + 1 + sender
+         + 1 + Writer::size_of_uint(envelope.correlation_id)
+         + 1 + Writer::size_of_uint(envelope.type_tag)
+         + 1 + Writer::size_of_bin(envelope.body.size());
+}
+
+void encode(const Envelope& envelope, Writer& writer) {
+  WEFT_ASSERT(validate(envelope) == WireError::none);
+  writer.write_map_header(6);
+  writer.write_uint(key(EnvelopeField::kind));
+  writer.write_uint(static_cast<std::uint8_t>(envelope.kind));
+  writer.write_uint(key(EnvelopeField::target));
+  write_ref(writer, envelope.target);
+  writer.write_uint(key(EnvelopeField::sender));
+  if (envelope.sender.empty()) {
+    writer.write_nil();
+  } else {
+    write_ref(writer, envelope.sender);
+  }
+  writer.write_uint(key(EnvelopeField::correlation_id));
+  writer.write_uint(envelope.correlation_id);
+  writer.write_uint(key(EnvelopeField::type_tag));
+  writer.write_uint(envelope.type_tag);
+  writer.write_uint(key(EnvelopeField::body));
+  writer.write_bin(envelope.body);
+}
+
+Decoded<Envelope> decode_envelope(const FieldTable& fields, MessageKind kind) {
+  if (!is_user(kind)) return {.error = WireError::unexpected_kind};
+  if (WireError e = fields.check_schema(kRequired, 0); e != WireError::none) return {.error = e};
+
+  Envelope envelope;
+  envelope.kind = kind;
+  {
+    Reader reader = fields.value(key(EnvelopeField::target));
+    if (WireError e = read_ref(reader, envelope.target); e != WireError::none) return {.error = e};
+  }
+  {
+    Reader reader = fields.value(key(EnvelopeField::sender));
+    if (!reader.try_read_nil()) {
+      if (WireError e = read_ref(reader, envelope.sender); e != WireError::none) {
+        return {.error = e};
+      }
+    }
+  }
+  {
+    Reader reader = fields.value(key(EnvelopeField::correlation_id));
+    if (WireError e = reader.read_uint(envelope.correlation_id); e != WireError::none) {
+      return {.error = e};
+    }
+  }
+  {
+    Reader reader = fields.value(key(EnvelopeField::type_tag));
+    std::uint64_t tag = 0;
+    if (WireError e = reader.read_uint(tag); e != WireError::none) return {.error = e};
+    if (tag > 0xffffffffULL) return {.error = WireError::invalid_value};
+    envelope.type_tag = static_cast<std::uint32_t>(tag);
+  }
+  {
+    Reader reader = fields.value(key(EnvelopeField::body));
+    if (WireError e = reader.read_bin(envelope.body); e != WireError::none) return {.error = e};
+  }
+  if (WireError e = validate(envelope); e != WireError::none) return {.error = e};
+  return {.value = envelope};
+}
+
+Decoded<Envelope> decode_envelope(Bytes payload) {
+  FieldTable fields;
+  if (WireError e = fields.index(payload); e != WireError::none) return {.error = e};
+  MessageKind kind{};
+  if (WireError e = fields.read_kind(kind); e != WireError::none) return {.error = e};
+  return decode_envelope(fields, kind);
+}
+
+}  // namespace weft::wire

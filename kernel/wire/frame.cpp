@@ -1,0 +1,37 @@
+#include "kernel/wire/frame.hpp"
+
+#include <algorithm>
+
+namespace weft::wire {
+
+FrameDecoder::FrameDecoder(std::uint32_t max_frame_bytes) : max_frame_bytes_(max_frame_bytes) {
+  WEFT_ASSERT(max_frame_bytes > 0);
+}
+
+WireError FrameDecoder::check_length(std::uint32_t length) const {
+  if (length == 0) return WireError::frame_empty;
+  if (length > max_frame_bytes_) return WireError::frame_too_large;
+  return WireError::none;
+}
+
+bool FrameDecoder::gather(Bytes& input) {
+  if (header_filled_ < kFrameHeaderBytes) {
+    const std::size_t take = std::min(kFrameHeaderBytes - header_filled_, input.size());
+    std::copy_n(input.begin(), take, header_.begin() + static_cast<std::ptrdiff_t>(header_filled_));
+    header_filled_ += take;
+    input = input.subspan(take);
+    if (header_filled_ < kFrameHeaderBytes) return false;
+    partial_length_ = load_be32(header_.data());
+    if (WireError e = check_length(partial_length_); e != WireError::none) {
+      fail(e);
+      return false;
+    }
+    partial_.reserve(partial_length_);  // bounded by max_frame_bytes_, checked above
+  }
+  const std::size_t take = std::min<std::size_t>(partial_length_ - partial_.size(), input.size());
+  partial_.insert(partial_.end(), input.begin(), input.begin() + static_cast<std::ptrdiff_t>(take));
+  input = input.subspan(take);
+  return partial_.size() == partial_length_;
+}
+
+}  // namespace weft::wire

@@ -1,0 +1,98 @@
+// Framing: a 4-byte big-endian payload length, then that many bytes of
+// MessagePack. One frame carries one message.
+//
+// FrameDecoder is incremental: feed it whatever a read returned (half a
+// header, many frames, the tail of one frame and the head of the next) and it
+// calls back once per complete frame, in order. Whole frames inside the input
+// are handed over in place, without a copy; only a frame split across reads
+// is gathered into an internal buffer, sized exactly by its declared length,
+// which is checked against the maximum before anything is allocated. On a
+// violation the decoder fails for good and returns the reason on every later
+// feed: the link is to be closed, not resynchronised.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "kernel/wire/errors.hpp"
+#include "kernel/wire/msgpack.hpp"
+
+namespace weft::wire {
+
+inline constexpr std::size_t kFrameHeaderBytes = 4;
+inline constexpr std::uint32_t kDefaultMaxFrameBytes = 1U << 20;
+
+class FrameDecoder {
+ public:
+  explicit FrameDecoder(std::uint32_t max_frame_bytes = kDefaultMaxFrameBytes);
+
+  // Calls on_frame(Bytes payload) for each complete frame in `input`; the
+  // payload is valid only during the call. Returns none, or the error that
+  // failed the decoder (frames before the violation were delivered).
+  template <class OnFrame>
+  WireError feed(Bytes input, OnFrame&& on_frame);
+
+  WireError error() const { return error_; }
+  // Bytes of an incomplete frame held from earlier feeds.
+  std::size_t buffered_bytes() const { return header_filled_ + partial_.size(); }
+  std::uint32_t max_frame_bytes() const { return max_frame_bytes_; }
+
+ private:
+  WireError check_length(std::uint32_t length) const;
+  // Consumes bytes of a frame split across feeds; true when it is complete.
+  bool gather(Bytes& input);
+  WireError fail(WireError error) { return error_ = error; }
+
+  std::uint32_t max_frame_bytes_;
+  WireError error_ = WireError::none;
+  bool gathering_ = false;
+  std::array<std::uint8_t, kFrameHeaderBytes> header_{};
+  std::size_t header_filled_ = 0;
+  std::uint32_t partial_length_ = 0;
+  std::vector<std::uint8_t> partial_;
+};
+
+template <class OnFrame>
+WireError FrameDecoder::feed(Bytes input, OnFrame&& on_frame) {
+  if (error_ != WireError::none) return error_;
+  while (!input.empty()) {
+    if (gathering_) {
+      if (!gather(input)) return error_;  // input used up, or the length was refused
+      on_frame(Bytes(partial_));
+      gathering_ = false;
+      header_filled_ = 0;
+      partial_.clear();
+      continue;
+    }
+    // Fast path: frames wholly inside the input go to the caller in place.
+    while (input.size() >= kFrameHeaderBytes) {
+      const std::uint32_t length = load_be32(input.data());
+      if (WireError e = check_length(length); e != WireError::none) return fail(e);
+      if (input.size() - kFrameHeaderBytes < length) break;
+      on_frame(input.subspan(kFrameHeaderBytes, length));
+      input = input.subspan(kFrameHeaderBytes + length);
+    }
+    if (!input.empty()) gathering_ = true;
+  }
+  return error_;
+}
+
+// Appends one frame holding `message` to `out`. A message whose payload
+// exceeds max_frame_bytes is refused with frame_too_large and `out` is left
+// as it was: an oversize user message is the sender's error, not a crash.
+template <class Message>
+WireError append_frame(std::vector<std::uint8_t>& out, const Message& message,
+                       std::uint32_t max_frame_bytes = kDefaultMaxFrameBytes) {
+  const std::size_t size = encoded_size(message);
+  if (size > max_frame_bytes) return WireError::frame_too_large;
+  const std::size_t start = out.size();
+  out.resize(start + kFrameHeaderBytes + size);
+  store_be32(out.data() + start, static_cast<std::uint32_t>(size));
+  Writer writer(out.data() + start + kFrameHeaderBytes, size);
+  encode(message, writer);
+  WEFT_ASSERT(writer.unused() == 0);
+  return WireError::none;
+}
+
+}  // namespace weft::wire

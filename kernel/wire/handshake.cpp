@@ -1,0 +1,116 @@
+#include "kernel/wire/handshake.hpp"
+
+#include <algorithm>
+
+namespace weft::wire {
+namespace {
+
+constexpr unsigned key(HelloField field) { return static_cast<unsigned>(field); }
+
+constexpr std::uint32_t kRequired =
+    field_bit(key(HelloField::kind)) | field_bit(key(HelloField::protocol_version)) |
+    field_bit(key(HelloField::cluster_name)) | field_bit(key(HelloField::address)) |
+    field_bit(key(HelloField::incarnation)) | field_bit(key(HelloField::nonce)) |
+    field_bit(key(HelloField::proof));
+
+}  // namespace
+
+bool operator==(const Hello& a, const Hello& b) {
+  return a.protocol_version == b.protocol_version && a.cluster_name == b.cluster_name &&
+         a.address == b.address && a.incarnation == b.incarnation && a.nonce == b.nonce &&
+         std::equal(a.proof.begin(), a.proof.end(), b.proof.begin(), b.proof.end());
+}
+
+WireError validate(const Hello& hello) {
+  if (hello.protocol_version == 0) return WireError::invalid_value;
+  if (hello.cluster_name.empty()) return WireError::invalid_value;
+  if (hello.cluster_name.size() > kMaxClusterNameBytes) return WireError::string_too_long;
+  if (hello.address.host.empty() || hello.address.port == 0) return WireError::invalid_value;
+  if (hello.address.host.size() > kMaxHostBytes) return WireError::string_too_long;
+  if (!hello.proof.empty() && hello.proof.size() != kProofBytes) return WireError::invalid_value;
+  return WireError::none;
+}
+
+std::size_t encoded_size(const Hello& hello) {
+  return 1                                                           // fixmap of seven
+         + 1 + Writer::size_of_uint(static_cast<std::uint8_t>(MessageKind::hello))
+         + 1 + Writer::size_of_uint(hello.protocol_version)
+         + 1 + Writer::size_of_str(hello.cluster_name.size())
+         + 1 + size_of_address(hello.address)
+         + 1 + Writer::size_of_uint(hello.incarnation)
+         + 1 + Writer::size_of_bin(kNonceBytes)
+         + 1 + Writer::size_of_bin(hello.proof.size());
+}
+
+void encode(const Hello& hello, Writer& writer) {
+  WEFT_ASSERT(validate(hello) == WireError::none);
+  writer.write_map_header(7);
+  writer.write_uint(key(HelloField::kind));
+  writer.write_uint(static_cast<std::uint8_t>(MessageKind::hello));
+  writer.write_uint(key(HelloField::protocol_version));
+  writer.write_uint(hello.protocol_version);
+  writer.write_uint(key(HelloField::cluster_name));
+  writer.write_str(hello.cluster_name);
+  writer.write_uint(key(HelloField::address));
+  write_address(writer, hello.address);
+  writer.write_uint(key(HelloField::incarnation));
+  writer.write_uint(hello.incarnation);
+  writer.write_uint(key(HelloField::nonce));
+  writer.write_bin(hello.nonce);
+  writer.write_uint(key(HelloField::proof));
+  writer.write_bin(hello.proof);
+}
+
+Decoded<Hello> decode_hello(const FieldTable& fields, MessageKind kind) {
+  if (kind != MessageKind::hello) return {.error = WireError::unexpected_kind};
+  if (WireError e = fields.check_schema(kRequired, 0); e != WireError::none) return {.error = e};
+
+  Hello hello;
+  {
+    Reader reader = fields.value(key(HelloField::protocol_version));
+    std::uint64_t version = 0;
+    if (WireError e = reader.read_uint(version); e != WireError::none) return {.error = e};
+    if (version == 0 || version > 0xffff) return {.error = WireError::invalid_value};
+    hello.protocol_version = static_cast<std::uint16_t>(version);
+  }
+  {
+    Reader reader = fields.value(key(HelloField::cluster_name));
+    if (WireError e = read_bounded_str(reader, kMaxClusterNameBytes, hello.cluster_name);
+        e != WireError::none) {
+      return {.error = e};
+    }
+  }
+  {
+    Reader reader = fields.value(key(HelloField::address));
+    if (WireError e = read_address(reader, hello.address); e != WireError::none) return {.error = e};
+  }
+  {
+    Reader reader = fields.value(key(HelloField::incarnation));
+    if (WireError e = reader.read_uint(hello.incarnation); e != WireError::none) {
+      return {.error = e};
+    }
+  }
+  {
+    Reader reader = fields.value(key(HelloField::nonce));
+    Bytes nonce;
+    if (WireError e = reader.read_bin(nonce); e != WireError::none) return {.error = e};
+    if (nonce.size() != kNonceBytes) return {.error = WireError::invalid_value};
+    std::copy(nonce.begin(), nonce.end(), hello.nonce.begin());
+  }
+  {
+    Reader reader = fields.value(key(HelloField::proof));
+    if (WireError e = reader.read_bin(hello.proof); e != WireError::none) return {.error = e};
+  }
+  if (WireError e = validate(hello); e != WireError::none) return {.error = e};
+  return {.value = hello};
+}
+
+Decoded<Hello> decode_hello(Bytes payload) {
+  FieldTable fields;
+  if (WireError e = fields.index(payload); e != WireError::none) return {.error = e};
+  MessageKind kind{};
+  if (WireError e = fields.read_kind(kind); e != WireError::none) return {.error = e};
+  return decode_hello(fields, kind);
+}
+
+}  // namespace weft::wire

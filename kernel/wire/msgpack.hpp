@@ -1,0 +1,144 @@
+// The subset of MessagePack weft speaks, read and written by hand.
+//
+// Reader: a cursor over a byte span. Every read checks the bytes it needs
+// before touching them and returns a WireError instead of throwing; strings
+// and binaries come back as views into the span, so decoding allocates
+// nothing. Any valid encoding of a value is accepted (a 5 may arrive as
+// fixint or uint32, a non-negative value as a signed int), since other
+// encoders choose differently.
+//
+// Writer: writes the shortest encoding of each value into a region the
+// caller sized beforehand with the size_of_* functions, so encoding a message
+// is one allocation (or none, into reused capacity) and no bounds checks on
+// the hot path beyond one assertion at the end.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+
+#include "kernel/assert.hpp"
+#include "kernel/wire/errors.hpp"
+
+namespace weft::wire {
+
+using Bytes = std::span<const std::uint8_t>;
+
+namespace format {
+inline constexpr std::uint8_t kNil = 0xc0;
+inline constexpr std::uint8_t kBin8 = 0xc4, kBin16 = 0xc5, kBin32 = 0xc6;
+inline constexpr std::uint8_t kUint8 = 0xcc, kUint16 = 0xcd, kUint32 = 0xce, kUint64 = 0xcf;
+inline constexpr std::uint8_t kInt8 = 0xd0, kInt16 = 0xd1, kInt32 = 0xd2, kInt64 = 0xd3;
+inline constexpr std::uint8_t kStr8 = 0xd9, kStr16 = 0xda, kStr32 = 0xdb;
+inline constexpr std::uint8_t kArray16 = 0xdc, kArray32 = 0xdd;
+inline constexpr std::uint8_t kMap16 = 0xde, kMap32 = 0xdf;
+}  // namespace format
+
+inline std::uint16_t load_be16(const std::uint8_t* p) {
+  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
+}
+inline std::uint32_t load_be32(const std::uint8_t* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+         std::uint32_t{p[3]};
+}
+inline std::uint64_t load_be64(const std::uint8_t* p) {
+  return (std::uint64_t{load_be32(p)} << 32) | load_be32(p + 4);
+}
+inline void store_be16(std::uint8_t* p, std::uint16_t v) {
+  p[0] = static_cast<std::uint8_t>(v >> 8);
+  p[1] = static_cast<std::uint8_t>(v);
+}
+inline void store_be32(std::uint8_t* p, std::uint32_t v) {
+  p[0] = static_cast<std::uint8_t>(v >> 24);
+  p[1] = static_cast<std::uint8_t>(v >> 16);
+  p[2] = static_cast<std::uint8_t>(v >> 8);
+  p[3] = static_cast<std::uint8_t>(v);
+}
+inline void store_be64(std::uint8_t* p, std::uint64_t v) {
+  store_be32(p, static_cast<std::uint32_t>(v >> 32));
+  store_be32(p + 4, static_cast<std::uint32_t>(v));
+}
+
+class Reader {
+ public:
+  explicit Reader(Bytes bytes) : data_(bytes.data()), size_(bytes.size()) {}
+
+  std::size_t position() const { return position_; }
+  std::size_t remaining() const { return size_ - position_; }
+  bool at_end() const { return position_ == size_; }
+
+  WireError read_map_header(std::uint32_t& entries);
+  WireError read_array_header(std::uint32_t& elements);
+  WireError read_uint(std::uint64_t& value);
+  WireError read_str(std::string_view& value);
+  WireError read_bin(Bytes& value);
+  // True and consumed if the next value is nil; false (nothing consumed)
+  // otherwise, including at the end of input.
+  bool try_read_nil();
+  // Steps over one complete value of any type, nested ones included, in
+  // O(bytes) time with no recursion, so no nesting depth can exhaust a stack.
+  WireError skip_value();
+
+ private:
+  WireError read_length_prefixed(std::uint8_t marker, std::uint8_t fix_low, std::uint8_t fix_high,
+                                 std::uint8_t op8, std::uint8_t op16, std::uint8_t op32,
+                                 std::size_t& length);
+  WireError read_container_header(std::uint8_t fix_low, std::uint8_t fix_high, std::uint8_t op16,
+                                  std::uint8_t op32, std::uint32_t& count);
+  bool has(std::size_t n) const { return size_ - position_ >= n; }
+
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t position_ = 0;
+};
+
+class Writer {
+ public:
+  // Writes into [begin, begin + capacity); the caller sized it with size_of_*.
+  Writer(std::uint8_t* begin, std::size_t capacity) : cursor_(begin), end_(begin + capacity) {}
+
+  void write_map_header(std::uint32_t entries);
+  void write_array_header(std::uint32_t elements);
+  void write_uint(std::uint64_t value);
+  void write_str(std::string_view value);
+  void write_bin(Bytes value);
+  void write_nil() { put(format::kNil); }
+
+  std::size_t unused() const { return static_cast<std::size_t>(end_ - cursor_); }
+
+  static constexpr std::size_t size_of_uint(std::uint64_t value) {
+    if (value < 0x80) return 1;
+    if (value <= 0xff) return 2;
+    if (value <= 0xffff) return 3;
+    if (value <= 0xffffffff) return 5;
+    return 9;
+  }
+  static constexpr std::size_t size_of_str(std::size_t length) {
+    return length + (length < 32 ? 1 : length <= 0xff ? 2 : length <= 0xffff ? 3 : 5);
+  }
+  static constexpr std::size_t size_of_bin(std::size_t length) {
+    return length + (length <= 0xff ? 2 : length <= 0xffff ? 3 : 5);
+  }
+  static constexpr std::size_t size_of_container_header(std::size_t count) {
+    return count < 16 ? 1 : count <= 0xffff ? 3 : 5;
+  }
+  static constexpr std::size_t size_of_nil() { return 1; }
+
+ private:
+  void put(std::uint8_t byte) {
+    WEFT_ASSERT(cursor_ < end_);
+    *cursor_++ = byte;
+  }
+  void put_bytes(const void* bytes, std::size_t n) {
+    WEFT_ASSERT(static_cast<std::size_t>(end_ - cursor_) >= n);
+    if (n != 0) std::memcpy(cursor_, bytes, n);
+    cursor_ += n;
+  }
+  void put_length(std::uint8_t op8, std::uint8_t op16, std::uint8_t op32, std::size_t length);
+
+  std::uint8_t* cursor_;
+  std::uint8_t* end_;
+};
+
+}  // namespace weft::wire
