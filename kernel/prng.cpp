@@ -2,11 +2,10 @@
 
 #include <bit>
 
+#include "kernel/int128.hpp"
+
 namespace weft {
 namespace {
-
-__extension__ typedef unsigned __int128 u128;
-__extension__ typedef __int128 i128;
 
 constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
@@ -48,12 +47,12 @@ std::uint64_t Prng::next_u64() {
 std::uint64_t Prng::below(std::uint64_t bound) {
   WEFT_ASSERT(bound > 0);
   // Lemire, "Fast Random Integer Generation in an Interval" (2019).
-  u128 product = static_cast<u128>(next_u64()) * bound;
+  uint128 product = static_cast<uint128>(next_u64()) * bound;
   auto low = static_cast<std::uint64_t>(product);
   if (low < bound) {
     const std::uint64_t threshold = (0 - bound) % bound;
     while (low < threshold) {
-      product = static_cast<u128>(next_u64()) * bound;
+      product = static_cast<uint128>(next_u64()) * bound;
       low = static_cast<std::uint64_t>(product);
     }
   }
@@ -87,7 +86,7 @@ std::uint64_t log2_fixed(std::uint64_t x, unsigned fraction_bits) {
   std::uint64_t mantissa = (x << leading) >> 1;
   std::uint64_t fraction = 0;
   for (unsigned bit = 0; bit < fraction_bits; ++bit) {
-    const u128 square = static_cast<u128>(mantissa) * mantissa;
+    const uint128 square = static_cast<uint128>(mantissa) * mantissa;
     mantissa = static_cast<std::uint64_t>(square >> 62);
     fraction <<= 1;
     if (mantissa >= (1ULL << 63)) {  // the square reached [2, 4): this bit is 1
@@ -103,8 +102,8 @@ Duration Prng::exponential(Duration mean) {
   // u in (0, 2^64); -ln(u / 2^64) = ln2 * (64 - log2 u).
   const std::uint64_t u = next_u64() | 1;
   const std::uint64_t neg_log2 = (64ULL << kLogFractionBits) - log2_fixed(u, kLogFractionBits);
-  const u128 scaled = static_cast<u128>(neg_log2) * kLn2Q32;  // Q(F+32)
-  const u128 ns =
+  const uint128 scaled = static_cast<uint128>(neg_log2) * kLn2Q32;  // Q(F+32)
+  const uint128 ns =
       (scaled * static_cast<std::uint64_t>(mean.ns())) >> (kLogFractionBits + 32);
   return Duration::nanoseconds(static_cast<std::int64_t>(ns));
 }
@@ -118,7 +117,7 @@ Duration Prng::normal(Duration mean, Duration stddev) {
     sum_q32 += static_cast<std::int64_t>(word >> 32) + static_cast<std::int64_t>(word & 0xFFFFFFFFULL);
   }
   const std::int64_t z_q32 = sum_q32 - (std::int64_t{6} << 32);
-  const i128 offset = (static_cast<i128>(z_q32) * stddev.ns()) >> 32;
+  const int128 offset = (static_cast<int128>(z_q32) * stddev.ns()) >> 32;
   return mean + Duration::nanoseconds(static_cast<std::int64_t>(offset));
 }
 
