@@ -25,14 +25,22 @@ bool operator==(const Envelope& a, const Envelope& b) {
          std::equal(a.body.begin(), a.body.end(), b.body.begin(), b.body.end());
 }
 
-WireError validate(const Envelope& envelope) {
+namespace {
+
+WireError check_field_rules(const Envelope& envelope) {
   if (!is_user(envelope.kind)) return WireError::unexpected_kind;
-  if (!valid_ref(envelope.target)) return WireError::invalid_value;
-  if (!envelope.sender.empty() && !valid_ref(envelope.sender)) return WireError::invalid_value;
   const bool is_tell = envelope.kind == MessageKind::tell;
   if (is_tell != (envelope.correlation_id == 0)) return WireError::invalid_value;
   if (envelope.kind == MessageKind::ask && envelope.sender.empty()) return WireError::invalid_value;
   return WireError::none;
+}
+
+}  // namespace
+
+WireError validate(const Envelope& envelope) {
+  if (!valid_ref(envelope.target)) return WireError::invalid_value;
+  if (!envelope.sender.empty() && !valid_ref(envelope.sender)) return WireError::invalid_value;
+  return check_field_rules(envelope);
 }
 
 std::size_t encoded_size(const Envelope& envelope) {
@@ -68,51 +76,38 @@ void encode(const Envelope& envelope, Writer& writer) {
   writer.write_bin(envelope.body);
 }
 
-Decoded<Envelope> decode_envelope(const FieldTable& fields, MessageKind kind) {
-  if (!is_user(kind)) return {.error = WireError::unexpected_kind};
-  if (WireError e = fields.check_schema(kRequired, 0); e != WireError::none) return {.error = e};
-
-  Envelope envelope;
-  envelope.kind = kind;
-  {
-    Reader reader = fields.value(key(EnvelopeField::target));
-    if (WireError e = read_ref(reader, envelope.target); e != WireError::none) return {.error = e};
-  }
-  {
-    Reader reader = fields.value(key(EnvelopeField::sender));
-    if (!reader.try_read_nil()) {
-      if (WireError e = read_ref(reader, envelope.sender); e != WireError::none) {
-        return {.error = e};
-      }
-    }
-  }
-  {
-    Reader reader = fields.value(key(EnvelopeField::correlation_id));
-    if (WireError e = reader.read_uint(envelope.correlation_id); e != WireError::none) {
-      return {.error = e};
-    }
-  }
-  {
-    Reader reader = fields.value(key(EnvelopeField::type_tag));
-    std::uint64_t tag = 0;
-    if (WireError e = reader.read_uint(tag); e != WireError::none) return {.error = e};
-    if (tag > 0xffffffffULL) return {.error = WireError::invalid_value};
-    envelope.type_tag = static_cast<std::uint32_t>(tag);
-  }
-  {
-    Reader reader = fields.value(key(EnvelopeField::body));
-    if (WireError e = reader.read_bin(envelope.body); e != WireError::none) return {.error = e};
-  }
-  if (WireError e = validate(envelope); e != WireError::none) return {.error = e};
-  return {.value = envelope};
-}
-
 Decoded<Envelope> decode_envelope(Bytes payload) {
-  FieldTable fields;
-  if (WireError e = fields.index(payload); e != WireError::none) return {.error = e};
-  MessageKind kind{};
-  if (WireError e = fields.read_kind(kind); e != WireError::none) return {.error = e};
-  return decode_envelope(fields, kind);
+  Reader reader(payload);
+  FieldWalk walk;
+  if (WireError e = walk.begin(reader); e != WireError::none) return {.error = e};
+  Envelope envelope;
+  std::uint64_t kind = 0;
+  std::uint64_t type_tag = 0;
+  unsigned key = 0;
+  WireError e = WireError::none;
+  while (walk.next(reader, key, e)) {
+    switch (static_cast<EnvelopeField>(key)) {
+      case EnvelopeField::kind: e = reader.read_uint(kind); break;
+      case EnvelopeField::target: e = read_ref(reader, envelope.target); break;
+      case EnvelopeField::sender:
+        if (!reader.try_read_nil()) e = read_ref(reader, envelope.sender);
+        break;
+      case EnvelopeField::correlation_id: e = reader.read_uint(envelope.correlation_id); break;
+      case EnvelopeField::type_tag: e = reader.read_uint(type_tag); break;
+      case EnvelopeField::body: e = reader.read_bin(envelope.body); break;
+      default: e = WireError::unknown_field; break;
+    }
+    if (e != WireError::none) return {.error = e};
+  }
+  if (e != WireError::none) return {.error = e};
+  if (e = walk.finish(reader, kRequired); e != WireError::none) return {.error = e};
+  if (e = parse_kind(kind, envelope.kind); e != WireError::none) return {.error = e};
+  if (type_tag > 0xffffffffULL) return {.error = WireError::invalid_value};
+  envelope.type_tag = static_cast<std::uint32_t>(type_tag);
+  // Refs were checked as they were read; what is left are the rules that tie
+  // fields together.
+  if (e = check_field_rules(envelope); e != WireError::none) return {.error = e};
+  return {.value = envelope};
 }
 
 }  // namespace weft::wire

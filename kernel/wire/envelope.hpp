@@ -50,9 +50,7 @@ WireError validate(const Envelope& envelope);
 std::size_t encoded_size(const Envelope& envelope);
 void encode(const Envelope& envelope, Writer& writer);
 
-// Decodes a frame payload that must hold an envelope.
+// Decodes a frame payload that must hold an envelope, in one pass.
 Decoded<Envelope> decode_envelope(Bytes payload);
-// The same, for a payload already indexed whose kind is a user kind.
-Decoded<Envelope> decode_envelope(const FieldTable& fields, MessageKind kind);
 
 }  // namespace weft::wire

@@ -1,9 +1,9 @@
 // Every weft message is one MessagePack map from small integer keys to
-// values, and key 0 is always the message kind. FieldTable indexes such a
-// map in one pass: it checks the map's structure (keys are integers below
-// kFieldKeyLimit, no key twice, at most kMaxFields entries, nothing after the
-// map), records where each value starts, and leaves the typed reading to the
-// message's own decoder. Field order on the wire is therefore free.
+// values, and key 0 is always the message kind. Decoders read a message in
+// one pass: FieldWalk checks the map's structure as they go (keys are
+// integers below kFieldKeyLimit, no key twice, at most kMaxFields entries,
+// every required key present, nothing after the map) while the message's own
+// decoder reads each value by its key. Field order on the wire is free.
 //
 // Message kinds share one byte-sized space, grouped so a driver can tell
 // control traffic (which goes ahead of user traffic) from user traffic by
@@ -41,24 +41,54 @@ inline constexpr std::uint32_t kMaxFields = 16;
 
 constexpr std::uint32_t field_bit(unsigned key) { return std::uint32_t{1} << key; }
 
-class FieldTable {
+// The structural half of a single-pass message decode:
+//
+//   FieldWalk walk;
+//   if (auto e = walk.begin(reader); e != none) return e;
+//   unsigned key;
+//   while (walk.next(reader, key, e)) { switch (key) { ...read the value... } }
+//   if (e != none) return e;
+//   if (auto e = walk.finish(reader, kRequired); ...
+class FieldWalk {
  public:
-  // Indexes `payload`, which must hold exactly one map.
-  WireError index(Bytes payload);
-
-  bool has(unsigned key) const { return key < kFieldKeyLimit && (present_ & field_bit(key)) != 0; }
-  // missing_field if a required key is absent; unknown_field if a key is
-  // neither required nor optional.
-  WireError check_schema(std::uint32_t required, std::uint32_t optional) const;
-  // A reader positioned at `key`'s value; the key must be present.
-  Reader value(unsigned key) const;
-  // Reads the kind (key 0), which every message must carry.
-  WireError read_kind(MessageKind& kind) const;
+  WireError begin(Reader& reader) {
+    const WireError e = reader.read_map_header(remaining_);
+    if (e != WireError::none) return e;
+    return remaining_ > kMaxFields ? WireError::too_many_fields : WireError::none;
+  }
+  // Reads the next key; false when the map is done or on error (in `error`).
+  bool next(Reader& reader, unsigned& key, WireError& error) {
+    if (remaining_ == 0) return false;
+    --remaining_;
+    std::uint64_t raw = 0;
+    error = reader.read_uint(raw);
+    if (error != WireError::none) return false;
+    if (raw >= kFieldKeyLimit) {
+      error = WireError::unknown_field;
+      return false;
+    }
+    key = static_cast<unsigned>(raw);
+    if ((seen_ & field_bit(key)) != 0) {
+      error = WireError::duplicate_field;
+      return false;
+    }
+    seen_ |= field_bit(key);
+    return true;
+  }
+  // After the last field: nothing may follow, every required key was seen.
+  WireError finish(const Reader& reader, std::uint32_t required) const {
+    if (!reader.at_end()) return WireError::trailing_bytes;
+    return (seen_ & required) == required ? WireError::none : WireError::missing_field;
+  }
 
  private:
-  Bytes payload_;
-  std::uint32_t present_ = 0;
-  std::array<std::uint32_t, kFieldKeyLimit> offset_;  // valid where present_ has the bit
+  std::uint32_t remaining_ = 0;
+  std::uint32_t seen_ = 0;
 };
+
+// The kind of the message in `payload`, without decoding the rest. One read
+// when key 0 comes first (as weft's encoder writes it); otherwise a walk that
+// steps over the other values.
+WireError peek_kind(Bytes payload, MessageKind& kind);
 
 }  // namespace weft::wire

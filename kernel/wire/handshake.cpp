@@ -61,56 +61,42 @@ void encode(const Hello& hello, Writer& writer) {
   writer.write_bin(hello.proof);
 }
 
-Decoded<Hello> decode_hello(const FieldTable& fields, MessageKind kind) {
-  if (kind != MessageKind::hello) return {.error = WireError::unexpected_kind};
-  if (WireError e = fields.check_schema(kRequired, 0); e != WireError::none) return {.error = e};
-
-  Hello hello;
-  {
-    Reader reader = fields.value(key(HelloField::protocol_version));
-    std::uint64_t version = 0;
-    if (WireError e = reader.read_uint(version); e != WireError::none) return {.error = e};
-    if (version == 0 || version > 0xffff) return {.error = WireError::invalid_value};
-    hello.protocol_version = static_cast<std::uint16_t>(version);
-  }
-  {
-    Reader reader = fields.value(key(HelloField::cluster_name));
-    if (WireError e = read_bounded_str(reader, kMaxClusterNameBytes, hello.cluster_name);
-        e != WireError::none) {
-      return {.error = e};
-    }
-  }
-  {
-    Reader reader = fields.value(key(HelloField::address));
-    if (WireError e = read_address(reader, hello.address); e != WireError::none) return {.error = e};
-  }
-  {
-    Reader reader = fields.value(key(HelloField::incarnation));
-    if (WireError e = reader.read_uint(hello.incarnation); e != WireError::none) {
-      return {.error = e};
-    }
-  }
-  {
-    Reader reader = fields.value(key(HelloField::nonce));
-    Bytes nonce;
-    if (WireError e = reader.read_bin(nonce); e != WireError::none) return {.error = e};
-    if (nonce.size() != kNonceBytes) return {.error = WireError::invalid_value};
-    std::copy(nonce.begin(), nonce.end(), hello.nonce.begin());
-  }
-  {
-    Reader reader = fields.value(key(HelloField::proof));
-    if (WireError e = reader.read_bin(hello.proof); e != WireError::none) return {.error = e};
-  }
-  if (WireError e = validate(hello); e != WireError::none) return {.error = e};
-  return {.value = hello};
-}
-
 Decoded<Hello> decode_hello(Bytes payload) {
-  FieldTable fields;
-  if (WireError e = fields.index(payload); e != WireError::none) return {.error = e};
-  MessageKind kind{};
-  if (WireError e = fields.read_kind(kind); e != WireError::none) return {.error = e};
-  return decode_hello(fields, kind);
+  Reader reader(payload);
+  FieldWalk walk;
+  if (WireError e = walk.begin(reader); e != WireError::none) return {.error = e};
+  Hello hello;
+  std::uint64_t kind = 0;
+  std::uint64_t version = 0;
+  Bytes nonce;
+  unsigned key = 0;
+  WireError e = WireError::none;
+  while (walk.next(reader, key, e)) {
+    switch (static_cast<HelloField>(key)) {
+      case HelloField::kind: e = reader.read_uint(kind); break;
+      case HelloField::protocol_version: e = reader.read_uint(version); break;
+      case HelloField::cluster_name:
+        e = read_bounded_str(reader, kMaxClusterNameBytes, hello.cluster_name);
+        break;
+      case HelloField::address: e = read_address(reader, hello.address); break;
+      case HelloField::incarnation: e = reader.read_uint(hello.incarnation); break;
+      case HelloField::nonce: e = reader.read_bin(nonce); break;
+      case HelloField::proof: e = reader.read_bin(hello.proof); break;
+      default: e = WireError::unknown_field; break;
+    }
+    if (e != WireError::none) return {.error = e};
+  }
+  if (e != WireError::none) return {.error = e};
+  if (e = walk.finish(reader, kRequired); e != WireError::none) return {.error = e};
+  MessageKind parsed{};
+  if (e = parse_kind(kind, parsed); e != WireError::none) return {.error = e};
+  if (parsed != MessageKind::hello) return {.error = WireError::unexpected_kind};
+  if (version == 0 || version > 0xffff) return {.error = WireError::invalid_value};
+  hello.protocol_version = static_cast<std::uint16_t>(version);
+  if (nonce.size() != kNonceBytes) return {.error = WireError::invalid_value};
+  std::copy(nonce.begin(), nonce.end(), hello.nonce.begin());
+  if (e = validate(hello); e != WireError::none) return {.error = e};
+  return {.value = hello};
 }
 
 }  // namespace weft::wire

@@ -56,7 +56,7 @@ WireError validate(const Hello& hello);
 std::size_t encoded_size(const Hello& hello);
 void encode(const Hello& hello, Writer& writer);
 
+// Decodes a frame payload that must hold a hello, in one pass.
 Decoded<Hello> decode_hello(Bytes payload);
-Decoded<Hello> decode_hello(const FieldTable& fields, MessageKind kind);
 
 }  // namespace weft::wire

@@ -12,15 +12,13 @@ Decoded<Message> widen(const Decoded<T>& decoded) {
 }  // namespace
 
 Decoded<Message> decode_message(Bytes payload) {
-  FieldTable fields;
-  if (WireError e = fields.index(payload); e != WireError::none) return {.error = e};
   MessageKind kind{};
-  if (WireError e = fields.read_kind(kind); e != WireError::none) return {.error = e};
+  if (WireError e = peek_kind(payload, kind); e != WireError::none) return {.error = e};
   switch (kind) {
-    case MessageKind::hello: return widen(decode_hello(fields, kind));
+    case MessageKind::hello: return widen(decode_hello(payload));
     case MessageKind::tell:
     case MessageKind::ask:
-    case MessageKind::reply: return widen(decode_envelope(fields, kind));
+    case MessageKind::reply: return widen(decode_envelope(payload));
   }
   return {.error = WireError::unknown_kind};
 }

@@ -2,14 +2,9 @@
 
 namespace weft::wire {
 
-WireError Reader::read_uint(std::uint64_t& value) {
+WireError Reader::read_uint_slow(std::uint64_t& value) {
   if (!has(1)) return WireError::truncated;
   const std::uint8_t marker = data_[position_];
-  if (marker < 0x80) {
-    value = marker;
-    position_ += 1;
-    return WireError::none;
-  }
   std::size_t width = 0;
   bool is_signed = false;
   switch (marker) {
@@ -65,7 +60,7 @@ WireError Reader::read_length_prefixed(std::uint8_t marker, std::uint8_t fix_low
   return WireError::none;
 }
 
-WireError Reader::read_str(std::string_view& value) {
+WireError Reader::read_str_slow(std::string_view& value) {
   if (!has(1)) return WireError::truncated;
   std::size_t length = 0;
   const WireError error = read_length_prefixed(data_[position_], 0xa0, 0xbf, format::kStr8,
@@ -76,7 +71,7 @@ WireError Reader::read_str(std::string_view& value) {
   return WireError::none;
 }
 
-WireError Reader::read_bin(Bytes& value) {
+WireError Reader::read_bin_slow(Bytes& value) {
   if (!has(1)) return WireError::truncated;
   std::size_t length = 0;
   const WireError error = read_length_prefixed(data_[position_], 0, 0, format::kBin8,
@@ -111,20 +106,6 @@ WireError Reader::read_container_header(std::uint8_t fix_low, std::uint8_t fix_h
   if (remaining() - header < count) return WireError::truncated;
   position_ += header;
   return WireError::none;
-}
-
-WireError Reader::read_map_header(std::uint32_t& entries) {
-  return read_container_header(0x80, 0x8f, format::kMap16, format::kMap32, entries);
-}
-
-WireError Reader::read_array_header(std::uint32_t& elements) {
-  return read_container_header(0x90, 0x9f, format::kArray16, format::kArray32, elements);
-}
-
-bool Reader::try_read_nil() {
-  if (!has(1) || data_[position_] != format::kNil) return false;
-  position_ += 1;
-  return true;
 }
 
 WireError Reader::skip_value() {
@@ -189,13 +170,9 @@ WireError Reader::skip_value() {
   return WireError::none;
 }
 
-void Writer::put_length(std::uint8_t op8, std::uint8_t op16, std::uint8_t op32,
-                        std::size_t length) {
+void Writer::put_length_wide(std::uint8_t op16, std::uint8_t op32, std::size_t length) {
   WEFT_ASSERT(length <= 0xffffffffULL);
-  if (length <= 0xff && op8 != 0) {
-    put(op8);
-    put(static_cast<std::uint8_t>(length));
-  } else if (length <= 0xffff) {
+  if (length <= 0xffff) {
     std::uint8_t bytes[3] = {op16, 0, 0};
     store_be16(bytes + 1, static_cast<std::uint16_t>(length));
     put_bytes(bytes, sizeof bytes);
@@ -206,26 +183,8 @@ void Writer::put_length(std::uint8_t op8, std::uint8_t op16, std::uint8_t op32,
   }
 }
 
-void Writer::write_map_header(std::uint32_t entries) {
-  if (entries < 16) {
-    put(static_cast<std::uint8_t>(0x80 | entries));
-  } else {
-    put_length(0, format::kMap16, format::kMap32, entries);
-  }
-}
-
-void Writer::write_array_header(std::uint32_t elements) {
-  if (elements < 16) {
-    put(static_cast<std::uint8_t>(0x90 | elements));
-  } else {
-    put_length(0, format::kArray16, format::kArray32, elements);
-  }
-}
-
-void Writer::write_uint(std::uint64_t value) {
-  if (value < 0x80) {
-    put(static_cast<std::uint8_t>(value));
-  } else if (value <= 0xff) {
+void Writer::write_uint_slow(std::uint64_t value) {
+  if (value <= 0xff) {
     put(format::kUint8);
     put(static_cast<std::uint8_t>(value));
   } else if (value <= 0xffff) {
@@ -241,20 +200,6 @@ void Writer::write_uint(std::uint64_t value) {
     store_be64(bytes + 1, value);
     put_bytes(bytes, sizeof bytes);
   }
-}
-
-void Writer::write_str(std::string_view value) {
-  if (value.size() < 32) {
-    put(static_cast<std::uint8_t>(0xa0 | value.size()));
-  } else {
-    put_length(format::kStr8, format::kStr16, format::kStr32, value.size());
-  }
-  put_bytes(value.data(), value.size());
-}
-
-void Writer::write_bin(Bytes value) {
-  put_length(format::kBin8, format::kBin16, format::kBin32, value.size());
-  put_bytes(value.data(), value.size());
 }
 
 }  // namespace weft::wire

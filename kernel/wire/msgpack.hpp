@@ -68,19 +68,65 @@ class Reader {
   std::size_t remaining() const { return size_ - position_; }
   bool at_end() const { return position_ == size_; }
 
-  WireError read_map_header(std::uint32_t& entries);
-  WireError read_array_header(std::uint32_t& elements);
-  WireError read_uint(std::uint64_t& value);
-  WireError read_str(std::string_view& value);
-  WireError read_bin(Bytes& value);
+  // Each read has an inline fast path for the compact forms weft's own
+  // encoder writes (fixint, fixstr, bin8, fix headers) and an out-of-line
+  // path for everything else.
+  WireError read_map_header(std::uint32_t& entries) {
+    if (has(1) && (data_[position_] & 0xf0) == 0x80) return take_fix_count(entries);
+    return read_container_header(0x80, 0x8f, format::kMap16, format::kMap32, entries);
+  }
+  WireError read_array_header(std::uint32_t& elements) {
+    if (has(1) && (data_[position_] & 0xf0) == 0x90) return take_fix_count(elements);
+    return read_container_header(0x90, 0x9f, format::kArray16, format::kArray32, elements);
+  }
+  WireError read_uint(std::uint64_t& value) {
+    if (has(1) && data_[position_] < 0x80) {
+      value = data_[position_++];
+      return WireError::none;
+    }
+    return read_uint_slow(value);
+  }
+  WireError read_str(std::string_view& value) {
+    if (has(1) && (data_[position_] & 0xe0) == 0xa0) {
+      const std::size_t length = data_[position_] & 0x1fu;
+      if (remaining() - 1 < length) return WireError::truncated;
+      value = std::string_view(reinterpret_cast<const char*>(data_ + position_ + 1), length);
+      position_ += 1 + length;
+      return WireError::none;
+    }
+    return read_str_slow(value);
+  }
+  WireError read_bin(Bytes& value) {
+    if (has(2) && data_[position_] == format::kBin8) {
+      const std::size_t length = data_[position_ + 1];
+      if (remaining() - 2 < length) return WireError::truncated;
+      value = Bytes(data_ + position_ + 2, length);
+      position_ += 2 + length;
+      return WireError::none;
+    }
+    return read_bin_slow(value);
+  }
   // True and consumed if the next value is nil; false (nothing consumed)
   // otherwise, including at the end of input.
-  bool try_read_nil();
+  bool try_read_nil() {
+    if (!has(1) || data_[position_] != format::kNil) return false;
+    position_ += 1;
+    return true;
+  }
   // Steps over one complete value of any type, nested ones included, in
   // O(bytes) time with no recursion, so no nesting depth can exhaust a stack.
   WireError skip_value();
 
  private:
+  WireError take_fix_count(std::uint32_t& count) {
+    count = data_[position_] & 0x0fu;
+    if (remaining() - 1 < count) return WireError::truncated;  // each element takes a byte
+    position_ += 1;
+    return WireError::none;
+  }
+  WireError read_uint_slow(std::uint64_t& value);
+  WireError read_str_slow(std::string_view& value);
+  WireError read_bin_slow(Bytes& value);
   WireError read_length_prefixed(std::uint8_t marker, std::uint8_t fix_low, std::uint8_t fix_high,
                                  std::uint8_t op8, std::uint8_t op16, std::uint8_t op32,
                                  std::size_t& length);
@@ -98,11 +144,39 @@ class Writer {
   // Writes into [begin, begin + capacity); the caller sized it with size_of_*.
   Writer(std::uint8_t* begin, std::size_t capacity) : cursor_(begin), end_(begin + capacity) {}
 
-  void write_map_header(std::uint32_t entries);
-  void write_array_header(std::uint32_t elements);
-  void write_uint(std::uint64_t value);
-  void write_str(std::string_view value);
-  void write_bin(Bytes value);
+  void write_map_header(std::uint32_t entries) {
+    if (entries < 16) {
+      put(static_cast<std::uint8_t>(0x80 | entries));
+    } else {
+      put_length(0, format::kMap16, format::kMap32, entries);
+    }
+  }
+  void write_array_header(std::uint32_t elements) {
+    if (elements < 16) {
+      put(static_cast<std::uint8_t>(0x90 | elements));
+    } else {
+      put_length(0, format::kArray16, format::kArray32, elements);
+    }
+  }
+  void write_uint(std::uint64_t value) {
+    if (value < 0x80) {
+      put(static_cast<std::uint8_t>(value));
+    } else {
+      write_uint_slow(value);
+    }
+  }
+  void write_str(std::string_view value) {
+    if (value.size() < 32) {
+      put(static_cast<std::uint8_t>(0xa0 | value.size()));
+    } else {
+      put_length(format::kStr8, format::kStr16, format::kStr32, value.size());
+    }
+    put_bytes(value.data(), value.size());
+  }
+  void write_bin(Bytes value) {
+    put_length(format::kBin8, format::kBin16, format::kBin32, value.size());
+    put_bytes(value.data(), value.size());
+  }
   void write_nil() { put(format::kNil); }
 
   std::size_t unused() const { return static_cast<std::size_t>(end_ - cursor_); }
@@ -135,7 +209,16 @@ class Writer {
     if (n != 0) std::memcpy(cursor_, bytes, n);
     cursor_ += n;
   }
-  void put_length(std::uint8_t op8, std::uint8_t op16, std::uint8_t op32, std::size_t length);
+  void put_length(std::uint8_t op8, std::uint8_t op16, std::uint8_t op32, std::size_t length) {
+    if (length <= 0xff && op8 != 0) {
+      const std::uint8_t bytes[2] = {op8, static_cast<std::uint8_t>(length)};
+      put_bytes(bytes, sizeof bytes);
+    } else {
+      put_length_wide(op16, op32, length);
+    }
+  }
+  void put_length_wide(std::uint8_t op16, std::uint8_t op32, std::size_t length);
+  void write_uint_slow(std::uint64_t value);
 
   std::uint8_t* cursor_;
   std::uint8_t* end_;
