@@ -1,0 +1,171 @@
+#include "kernel/config.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "kernel/wire/handshake.hpp"
+#include "kernel/wire/refs.hpp"
+
+namespace weft {
+namespace {
+
+std::string duration_text(Duration d) {
+  if (d.ns() % 1'000'000'000 == 0) return std::to_string(d.ns() / 1'000'000'000) + "s";
+  if (d.ns() % 1'000'000 == 0) return std::to_string(d.ms()) + "ms";
+  return std::to_string(d.ns()) + "ns";
+}
+
+class Problems {
+ public:
+  void require(bool ok, const char* field, const std::string& what) {
+    if (!ok) lines_.push_back(std::string(field) + ": " + what);
+  }
+  void positive(Duration d, const char* field) {
+    require(d > Duration::zero(), field, "must be positive (got " + duration_text(d) + ")");
+  }
+  std::vector<std::string> take() { return std::move(lines_); }
+
+ private:
+  std::vector<std::string> lines_;
+};
+
+}  // namespace
+
+PhiParameters Config::phi_parameters() const {
+  return PhiParameters{phi_threshold, phi_min_std_deviation, phi_acceptable_pause,
+                       phi_max_sample_size, heartbeat_interval};
+}
+
+std::vector<std::string> Config::validate() const {
+  Problems p;
+  p.require(!cluster_name.empty() && cluster_name.size() <= wire::kMaxClusterNameBytes,
+            "cluster_name", "must be 1..64 bytes; name the cluster, e.g. cluster_name = \"prod-eu\"");
+  p.require(!self.host.empty() && self.host.size() <= wire::kMaxHostBytes, "self.host",
+            "must be a host name or IP of 1..253 bytes that peers can reach");
+  p.require(self.port != 0, "self.port", "must be 1..65535: the port this node listens on");
+  p.require(incarnation.value != 0, "incarnation",
+            "must be non-zero; use e.g. the start time in milliseconds so a restart gets a larger one");
+  for (const NodeAddress& seed : seeds) {
+    p.require(!seed.host.empty() && seed.port != 0, "seeds",
+              "each seed needs a host and a non-zero port (got \"" + seed.to_string() + "\")");
+  }
+  p.positive(gossip_interval, "gossip_interval");
+  p.require(gossip_fanout >= 1 && gossip_fanout <= 16, "gossip_fanout", "must be 1..16 (3 is typical)");
+  p.positive(join_retry_interval, "join_retry_interval");
+  p.positive(heartbeat_interval, "heartbeat_interval");
+  p.require(monitored_by >= 1 && monitored_by <= 32, "monitored_by", "must be 1..32 (5 is typical)");
+  p.require(phi_threshold >= 1.0 && phi_threshold <= 100.0, "phi_threshold",
+            "must be 1..100; 8 suits a LAN, 10-12 a cloud network");
+  p.positive(phi_min_std_deviation, "phi_min_std_deviation");
+  p.require(phi_acceptable_pause >= Duration::zero(), "phi_acceptable_pause", "must not be negative");
+  p.require(phi_max_sample_size >= 2 && phi_max_sample_size <= 100'000, "phi_max_sample_size",
+            "must be 2..100000 (1000 is typical)");
+  p.positive(liveness_window, "liveness_window");
+  p.require(liveness_window < heartbeat_interval, "liveness_window",
+            "must be shorter than heartbeat_interval, or heartbeats themselves are throttled away");
+  p.require(indirect_probes <= 16, "indirect_probes", "must be 0..16 (3 is typical)");
+  p.positive(probe_timeout, "probe_timeout");
+  p.require(self_pause_threshold > gossip_interval && self_pause_threshold > liveness_window,
+            "self_pause_threshold",
+            "must exceed gossip_interval, or ordinary tick spacing would look like a pause");
+  p.positive(down_after_unreachable, "down_after_unreachable");
+  p.positive(remove_after_down, "remove_after_down");
+  p.require(tombstone_ttl > remove_after_down, "tombstone_ttl",
+            "must exceed remove_after_down so a removed member is not revived by late gossip");
+  p.require(max_incarnation_jump > 0, "max_incarnation_jump", "must be positive");
+  p.require(max_frame_bytes >= 4096 && max_frame_bytes <= (1U << 30), "max_frame_bytes",
+            "must be 4 KiB..1 GiB; it bounds memory per link and must fit the gossip of a full table");
+  p.require(max_outbound_user_bytes >= max_frame_bytes, "max_outbound_user_bytes",
+            "must be at least max_frame_bytes, or one large message could never be queued");
+  p.require(max_outbound_control_bytes >= max_frame_bytes, "max_outbound_control_bytes",
+            "must be at least max_frame_bytes");
+  p.positive(reconnect_backoff_min, "reconnect_backoff_min");
+  p.require(reconnect_backoff_max >= reconnect_backoff_min, "reconnect_backoff_max",
+            "must be at least reconnect_backoff_min");
+  p.require(mailbox_capacity >= 1, "mailbox_capacity", "must be at least 1");
+  p.require(dispatch_batch >= 1, "dispatch_batch", "must be at least 1");
+  p.require(dispatch_budget >= dispatch_batch, "dispatch_budget", "must be at least dispatch_batch");
+  p.require(max_pending_asks >= 1, "max_pending_asks", "must be at least 1");
+  return p.take();
+}
+
+std::string Config::to_string() const {
+  std::string seeds_text;
+  for (const NodeAddress& seed : seeds) seeds_text += (seeds_text.empty() ? "" : ",") + seed.to_string();
+  char phi_text[32];
+  std::snprintf(phi_text, sizeof phi_text, "%.3f", phi_threshold);
+  const auto line = [](const char* key, const std::string& value) {
+    return std::string(key) + " = " + value + "\n";
+  };
+  return line("cluster_name", cluster_name) + line("self", self.to_string()) +
+         line("incarnation", std::to_string(incarnation.value)) + line("seeds", seeds_text) +
+         line("gossip_interval", duration_text(gossip_interval)) +
+         line("gossip_fanout", std::to_string(gossip_fanout)) +
+         line("join_retry_interval", duration_text(join_retry_interval)) +
+         line("heartbeat_interval", duration_text(heartbeat_interval)) +
+         line("monitored_by", std::to_string(monitored_by)) + line("phi_threshold", phi_text) +
+         line("phi_min_std_deviation", duration_text(phi_min_std_deviation)) +
+         line("phi_acceptable_pause", duration_text(phi_acceptable_pause)) +
+         line("phi_max_sample_size", std::to_string(phi_max_sample_size)) +
+         line("liveness_window", duration_text(liveness_window)) +
+         line("indirect_probes", std::to_string(indirect_probes)) +
+         line("probe_timeout", duration_text(probe_timeout)) +
+         line("self_pause_threshold", duration_text(self_pause_threshold)) +
+         line("down_after_unreachable", duration_text(down_after_unreachable)) +
+         line("remove_after_down", duration_text(remove_after_down)) +
+         line("tombstone_ttl", duration_text(tombstone_ttl)) +
+         line("on_downed", on_downed == OnDowned::rejoin ? "rejoin" : "shut_down") +
+         line("max_incarnation_jump", std::to_string(max_incarnation_jump)) +
+         line("max_frame_bytes", std::to_string(max_frame_bytes)) +
+         line("max_outbound_user_bytes", std::to_string(max_outbound_user_bytes)) +
+         line("max_outbound_control_bytes", std::to_string(max_outbound_control_bytes)) +
+         line("reconnect_backoff_min", duration_text(reconnect_backoff_min)) +
+         line("reconnect_backoff_max", duration_text(reconnect_backoff_max)) +
+         line("mailbox_capacity", std::to_string(mailbox_capacity)) +
+         line("mailbox_overflow",
+              mailbox_overflow == MailboxOverflow::reject_new ? "reject_new" : "drop_oldest") +
+         line("dispatch_batch", std::to_string(dispatch_batch)) +
+         line("dispatch_budget", std::to_string(dispatch_budget)) +
+         line("max_pending_asks", std::to_string(max_pending_asks));
+}
+
+std::uint32_t gossip_rounds_to_spread(std::size_t cluster_size, std::uint32_t fanout) {
+  WEFT_ASSERT(fanout >= 1);
+  std::uint32_t rounds = 0;
+  for (std::size_t reached = 1; reached < cluster_size; reached *= (fanout + 1)) ++rounds;
+  return 2 * rounds + 3;
+}
+
+Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
+  Bounds b;
+  // Steady heartbeats at the configured interval give a window of near-zero
+  // spread, so sigma is the floor: solve phi(t) = threshold for t by
+  // bisection on the detector's own formula (no closed form for the
+  // logistic approximation's inverse).
+  const double mean = static_cast<double>((config.heartbeat_interval + config.phi_acceptable_pause).ns());
+  const double sigma = static_cast<double>(config.phi_min_std_deviation.ns());
+  double low = 0;
+  double high = mean + 100 * sigma;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (low + high) / 2;
+    if (PhiDetector::phi_of(mid, mean, sigma) < config.phi_threshold) low = mid; else high = mid;
+  }
+  b.phi_trip = Duration::nanoseconds(static_cast<std::int64_t>(std::ceil(high)));
+  const std::uint32_t rounds = gossip_rounds_to_spread(cluster_size, config.gossip_fanout);
+  b.spread = config.gossip_interval * rounds;
+  // Crash -> the observer's last heartbeat is at most one interval (plus a
+  // throttle window) old -> phi trips -> indirect probes time out -> the
+  // unreachable row spreads.
+  b.detect = config.heartbeat_interval + config.liveness_window + b.phi_trip + config.probe_timeout +
+             config.gossip_interval + b.spread;
+  b.down = b.detect + config.down_after_unreachable + config.gossip_interval + b.spread;
+  // After the last fault: pending downs complete, removals follow, and the
+  // result spreads.
+  b.converge = b.down + config.remove_after_down + config.gossip_interval + b.spread;
+  // After a partition heals: links redial (worst backoff), then the sides
+  // exchange state and nodes downed by the other side rejoin.
+  b.heal = config.reconnect_backoff_max + config.join_retry_interval + b.converge;
+  return b;
+}
+
+}  // namespace weft

@@ -1,0 +1,105 @@
+// Every knob of a weft node, in one plain struct, validated in one place and
+// printed in one place. Defaults follow Akka's failure detector and
+// memberlist's gossip cadence, scaled for a LAN; docs/tuning.md explains each.
+//
+// validate() returns every problem at once, each naming the field, what is
+// wrong and how to fix it, so an operator fixes a config in one round.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernel/detection/phi_detector.hpp"
+#include "kernel/ids.hpp"
+#include "kernel/time.hpp"
+
+namespace weft {
+
+// What a node does on learning the cluster downed it while it was alive.
+enum class OnDowned : std::uint8_t {
+  rejoin,    // take a new incarnation and join again (the default)
+  shut_down  // stop taking part; the driver sees a shutdown event and exits
+};
+
+// What a full mailbox does with a new message.
+enum class MailboxOverflow : std::uint8_t {
+  reject_new,  // the new message becomes a dead letter (sender-visible back-pressure)
+  drop_oldest  // the oldest queued message becomes a dead letter
+};
+
+struct Config {
+  // --- Identity
+  std::string cluster_name = "weft";
+  NodeAddress self;                  // where this node listens; required
+  Incarnation incarnation{1};        // this life; a restart must use a larger one
+  std::vector<NodeAddress> seeds;    // contact points to join through; may include self
+
+  // --- Gossip
+  Duration gossip_interval = Duration::milliseconds(200);
+  std::uint32_t gossip_fanout = 3;   // peers per gossip round
+  Duration join_retry_interval = Duration::seconds(1);
+
+  // --- Failure detection
+  Duration heartbeat_interval = Duration::seconds(1);
+  std::uint32_t monitored_by = 5;    // observers per member (ring successors)
+  double phi_threshold = 8.0;
+  Duration phi_min_std_deviation = Duration::milliseconds(100);
+  Duration phi_acceptable_pause = Duration::seconds(3);
+  std::uint32_t phi_max_sample_size = 1000;
+  Duration liveness_window = Duration::milliseconds(50);  // LivenessThrottle
+  std::uint32_t indirect_probes = 3; // helpers asked before marking unreachable
+  Duration probe_timeout = Duration::milliseconds(500);
+  // A gap between this node's own ticks longer than this means the node
+  // itself was paused: its detectors forgive the silence.
+  Duration self_pause_threshold = Duration::seconds(1);
+
+  // --- Downing and removal
+  Duration down_after_unreachable = Duration::seconds(5);
+  Duration remove_after_down = Duration::seconds(2);
+  Duration tombstone_ttl = Duration::seconds(3600);
+  OnDowned on_downed = OnDowned::rejoin;
+  // Ingest guard: an incarnation more than this far above the one known for
+  // an address is implausible (memberlist#358) and rejected.
+  std::uint64_t max_incarnation_jump = 1ULL << 40;
+
+  // --- Links
+  std::uint32_t max_frame_bytes = 1U << 20;
+  std::uint64_t max_outbound_user_bytes = 8ULL << 20;     // per link
+  std::uint64_t max_outbound_control_bytes = 4ULL << 20;  // per link
+  Duration reconnect_backoff_min = Duration::milliseconds(100);
+  Duration reconnect_backoff_max = Duration::seconds(5);
+
+  // --- Actors
+  std::uint32_t mailbox_capacity = 1024;
+  MailboxOverflow mailbox_overflow = MailboxOverflow::reject_new;
+  std::uint32_t dispatch_batch = 64;      // messages per actor per turn
+  std::uint32_t dispatch_budget = 4096;   // messages per kernel step, all actors
+  std::uint32_t max_pending_asks = 65536;
+
+  PhiParameters phi_parameters() const;
+  // Empty when valid; otherwise one line per problem.
+  std::vector<std::string> validate() const;
+  // key = value lines, one per field, in declaration order.
+  std::string to_string() const;
+};
+
+// The time bounds of PROPERTIES.md, computed from a config and a cluster
+// size in one place (docs/tuning.md derives each).
+struct Bounds {
+  Duration phi_trip;   // last heartbeat -> phi crosses the threshold (steady heartbeats)
+  Duration spread;     // one change reaches every node by gossip
+  Duration detect;     // T_detect: crash -> unreachable on every live node
+  Duration down;       // T_down: crash -> down on every live node
+  Duration converge;   // T_converge: last fault -> identical views
+  Duration heal;       // T_heal: partition heals -> one view again
+};
+
+Bounds compute_bounds(const Config& config, std::size_t cluster_size);
+
+// Gossip rounds for one change to reach all of `cluster_size` nodes with
+// push-pull to `fanout` peers a round: log base (fanout + 1), doubled, plus
+// a margin for unlucky peer choices.
+std::uint32_t gossip_rounds_to_spread(std::size_t cluster_size, std::uint32_t fanout);
+
+}  // namespace weft

@@ -1,0 +1,79 @@
+#include "kernel/detection/phi_detector.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace weft {
+
+PhiDetector::PhiDetector(const PhiParameters& parameters) : parameters_(parameters) {
+  WEFT_ASSERT(parameters.threshold > 0);
+  WEFT_ASSERT(parameters.max_sample_size >= 2);
+  WEFT_ASSERT(parameters.first_heartbeat_estimate > Duration::zero());
+  WEFT_ASSERT(parameters.min_std_deviation > Duration::zero());
+  window_.reserve(parameters.max_sample_size);
+}
+
+void PhiDetector::record_interval(std::int64_t interval_ns) {
+  WEFT_ASSERT(interval_ns >= 0);
+  const auto square = static_cast<uint128>(interval_ns) * static_cast<std::uint64_t>(interval_ns);
+  if (count_ < parameters_.max_sample_size) {
+    window_.push_back(interval_ns);
+    ++count_;
+  } else {
+    const std::int64_t evicted = window_[next_];
+    sum_ns_ -= evicted;
+    sum_squares_ -= static_cast<uint128>(evicted) * static_cast<std::uint64_t>(evicted);
+    window_[next_] = interval_ns;
+    next_ = (next_ + 1) % parameters_.max_sample_size;
+  }
+  sum_ns_ += interval_ns;
+  sum_squares_ += square;
+}
+
+void PhiDetector::heartbeat(Instant now) {
+  if (!has_heartbeat_) {
+    const std::int64_t estimate = parameters_.first_heartbeat_estimate.ns();
+    record_interval(estimate - estimate / 4);
+    record_interval(estimate + estimate / 4);
+    has_heartbeat_ = true;
+    last_heartbeat_ = now;
+    return;
+  }
+  WEFT_ASSERT(now >= last_heartbeat_);
+  if (available(now)) record_interval((now - last_heartbeat_).ns());
+  last_heartbeat_ = now;
+}
+
+void PhiDetector::forgive_silence(Instant now) {
+  if (has_heartbeat_ && now > last_heartbeat_) last_heartbeat_ = now;
+}
+
+double PhiDetector::mean_ns() const {
+  WEFT_ASSERT(count_ > 0);
+  return static_cast<double>(sum_ns_) / count_;
+}
+
+double PhiDetector::std_deviation_ns() const {
+  WEFT_ASSERT(count_ > 0);
+  const double mean = mean_ns();
+  const double mean_of_squares = static_cast<double>(sum_squares_) / count_;
+  return std::sqrt(std::max(0.0, mean_of_squares - mean * mean));
+}
+
+double PhiDetector::phi_of(double elapsed_ns, double mean_ns, double std_deviation_ns) {
+  const double y = (elapsed_ns - mean_ns) / std_deviation_ns;
+  const double e = std::exp(-y * (1.5976 + 0.070566 * y * y));
+  if (elapsed_ns > mean_ns) return -std::log10(e / (1.0 + e));
+  return -std::log10(1.0 - 1.0 / (1.0 + e));
+}
+
+double PhiDetector::phi(Instant now) const {
+  if (!has_heartbeat_) return 0.0;
+  const double elapsed = static_cast<double>((now - last_heartbeat_).ns());
+  const double mean = mean_ns() + static_cast<double>(parameters_.acceptable_pause.ns());
+  const double deviation =
+      std::max(std_deviation_ns(), static_cast<double>(parameters_.min_std_deviation.ns()));
+  return phi_of(elapsed, mean, deviation);
+}
+
+}  // namespace weft

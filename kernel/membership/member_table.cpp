@@ -1,0 +1,103 @@
+#include "kernel/membership/member_table.hpp"
+
+#include <algorithm>
+
+#include "kernel/prng.hpp"
+
+namespace weft {
+namespace {
+
+bool address_less(const Member& m, const NodeAddress& address) { return m.address() < address; }
+
+}  // namespace
+
+std::uint64_t fingerprint_bytes(std::uint64_t state, const void* data, std::size_t size) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  std::uint64_t h = state ^ 0xcbf29ce484222325ULL;
+  for (std::size_t i = 0; i < size; ++i) {
+    h ^= bytes[i];
+    h *= 0x100000001b3ULL;
+  }
+  return mix64(h ^ size);
+}
+
+std::uint64_t fingerprint_u64(std::uint64_t state, std::uint64_t value) {
+  return mix64(state ^ mix64(value));
+}
+
+std::uint64_t fingerprint_member_id(std::uint64_t state, const MemberId& id) {
+  state = fingerprint_bytes(state, id.address.host.data(), id.address.host.size());
+  state = fingerprint_u64(state, id.address.port);
+  return fingerprint_u64(state, id.incarnation.value);
+}
+
+const Member* MemberTable::find(const NodeAddress& address) const {
+  const auto it = std::lower_bound(members_.begin(), members_.end(), address, address_less);
+  if (it == members_.end() || it->address() != address) return nullptr;
+  return &*it;
+}
+
+bool MemberTable::merge(const Member& member) {
+  const auto it = std::lower_bound(members_.begin(), members_.end(), member.address(), address_less);
+  if (it == members_.end() || it->address() != member.address()) {
+    members_.insert(it, member);
+    return true;
+  }
+  if (supersedes_or_equals(*it, member)) return false;
+  *it = member;
+  return true;
+}
+
+bool MemberTable::merge(const MemberTable& other) {
+  if (other.members_.empty()) return false;
+  // Fast path: nothing in `other` is news (the common case in steady state).
+  bool news = other.members_.size() > members_.size();
+  if (!news) {
+    auto mine = members_.begin();
+    for (const Member& theirs : other.members_) {
+      while (mine != members_.end() && mine->address() < theirs.address()) ++mine;
+      if (mine == members_.end() || mine->address() != theirs.address() ||
+          !supersedes_or_equals(*mine, theirs)) {
+        news = true;
+        break;
+      }
+    }
+  }
+  if (!news) return false;
+
+  scratch_.clear();
+  scratch_.reserve(members_.size() + other.members_.size());
+  auto a = members_.begin();
+  auto b = other.members_.begin();
+  while (a != members_.end() || b != other.members_.end()) {
+    if (b == other.members_.end() || (a != members_.end() && a->address() < b->address())) {
+      scratch_.push_back(*a++);
+    } else if (a == members_.end() || b->address() < a->address()) {
+      scratch_.push_back(*b++);
+    } else {
+      scratch_.push_back(supersedes_or_equals(*a, *b) ? *a : *b);
+      ++a;
+      ++b;
+    }
+  }
+  const bool changed = scratch_ != members_;
+  members_.swap(scratch_);
+  return changed;
+}
+
+std::size_t MemberTable::prune(const std::function<bool(const Member&)>& drop) {
+  const auto before = members_.size();
+  std::erase_if(members_, drop);
+  return before - members_.size();
+}
+
+std::uint64_t MemberTable::digest() const {
+  std::uint64_t h = fingerprint_u64(0, members_.size());
+  for (const Member& m : members_) {
+    h = fingerprint_member_id(h, m.id);
+    h = fingerprint_u64(h, static_cast<std::uint64_t>(m.status));
+  }
+  return h;
+}
+
+}  // namespace weft

@@ -1,0 +1,63 @@
+// The member table: what one node believes about every address in the
+// cluster. One record per address, sorted by address.
+//
+// Merge laws (property M1). The table is a join-semilattice under merge: for
+// each address keep the record that supersedes the other (the newer
+// incarnation; within one incarnation the status further along, see
+// member.hpp). That is a max over a total order per address, so merge is
+//   commutative  merge(a, b) == merge(b, a)
+//   associative  merge(merge(a, b), c) == merge(a, merge(b, c))
+//   idempotent   merge(a, a) == a
+// and gossip converges whatever order, duplication or delay it suffers.
+// Monotonicity (M2) follows: a record only ever moves up that order.
+//
+// The one operation outside the lattice is prune(): it drops removed
+// tombstones after their grace period, trading the laws for bounded memory;
+// a tombstone outlives any gossip that could still carry its member.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "kernel/membership/member.hpp"
+
+namespace weft {
+
+class MemberTable {
+ public:
+  MemberTable() = default;
+
+  std::span<const Member> members() const { return members_; }
+  std::size_t size() const { return members_.size(); }
+  bool empty() const { return members_.empty(); }
+  const Member* find(const NodeAddress& address) const;
+
+  // Merges one record; true if the table changed.
+  bool merge(const Member& member);
+  // Merges another table in O(n + m); true if this table changed.
+  bool merge(const MemberTable& other);
+
+  // Removes the records `drop` selects (removed tombstones past their grace
+  // period). Outside the merge laws; see the header comment.
+  std::size_t prune(const std::function<bool(const Member&)>& drop);
+
+  // A fingerprint of the whole table, equal on two nodes iff (with
+  // overwhelming likelihood) their tables are equal.
+  std::uint64_t digest() const;
+
+  friend bool operator==(const MemberTable& a, const MemberTable& b) { return a.members_ == b.members_; }
+
+ private:
+  std::vector<Member> members_;  // sorted by address, unique
+  std::vector<Member> scratch_;  // reused by merge(table)
+};
+
+// Folds bytes into a running 64-bit fingerprint (FNV-1a, then mixed); the
+// same everywhere, unlike std::hash.
+std::uint64_t fingerprint_bytes(std::uint64_t state, const void* data, std::size_t size);
+std::uint64_t fingerprint_u64(std::uint64_t state, std::uint64_t value);
+std::uint64_t fingerprint_member_id(std::uint64_t state, const MemberId& id);
+
+}  // namespace weft

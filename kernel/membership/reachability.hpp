@@ -1,0 +1,72 @@
+// Reachability: who cannot reach whom, as each observer sees it.
+//
+// Each observer owns one row: a version it alone increments, and the set of
+// subjects it currently finds unreachable. Marking a subject unreachable or
+// reachable again bumps the version and rewrites the row; a subject that is
+// reachable simply has no entry. Rows travel with gossip.
+//
+// Merge laws (M1): per observer, keep the row with the higher version (rows
+// of equal version from one observer are equal unless forged; a content
+// tie-break keeps merge commutative even then). A max per key, so the table
+// is a join-semilattice like the member table, and a cleared entry cannot be
+// resurrected by older gossip, because the clearing row has the higher
+// version.
+//
+// Rows are keyed by the observer's MemberId and name subjects by MemberId, so
+// a restarted process (new incarnation) starts a fresh row and is judged
+// afresh. prune() drops rows and entries for members that are gone.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "kernel/ids.hpp"
+
+namespace weft {
+
+struct ReachabilityRow {
+  MemberId observer;
+  std::uint64_t version = 0;
+  std::vector<MemberId> unreachable;  // sorted, unique
+
+  friend bool operator==(const ReachabilityRow&, const ReachabilityRow&) = default;
+};
+
+class ReachabilityTable {
+ public:
+  std::span<const ReachabilityRow> rows() const { return rows_; }
+  const ReachabilityRow* row(const MemberId& observer) const;
+
+  // The observer's own changes; true if its view changed (and its version rose).
+  bool mark_unreachable(const MemberId& observer, const MemberId& subject);
+  bool mark_reachable(const MemberId& observer, const MemberId& subject);
+
+  // Merges one row / a whole table; true if this table changed.
+  bool merge(const ReachabilityRow& row);
+  bool merge(const ReachabilityTable& other);
+
+  // True if any observer accepted by `counts` finds `subject` unreachable.
+  bool is_unreachable(const MemberId& subject,
+                      const std::function<bool(const MemberId& observer)>& counts) const;
+  bool is_unreachable(const MemberId& subject) const;
+  // The observers that find `subject` unreachable, in order.
+  std::vector<MemberId> observers_of(const MemberId& subject) const;
+
+  // Drops rows whose observer, and entries whose subject, `gone` selects.
+  std::size_t prune(const std::function<bool(const MemberId&)>& gone);
+
+  std::uint64_t digest() const;
+
+  friend bool operator==(const ReachabilityTable& a, const ReachabilityTable& b) {
+    return a.rows_ == b.rows_;
+  }
+
+ private:
+  ReachabilityRow& row_for(const MemberId& observer);
+
+  std::vector<ReachabilityRow> rows_;  // sorted by observer, unique
+};
+
+}  // namespace weft
