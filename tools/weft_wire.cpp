@@ -30,17 +30,12 @@ std::string hex(Bytes bytes, std::size_t limit) {
   return text;
 }
 
-std::string kind_name(weft::wire::MessageKind kind) {
-  switch (kind) {
-    case weft::wire::MessageKind::hello: return "hello";
-    case weft::wire::MessageKind::tell: return "tell";
-    case weft::wire::MessageKind::ask: return "ask";
-    case weft::wire::MessageKind::reply: return "reply";
-  }
-  return "?";
-}
-
 void print_message(std::size_t read, const weft::wire::Message& message) {
+  if (!std::holds_alternative<weft::wire::Hello>(message) &&
+      !std::holds_alternative<weft::wire::Envelope>(message)) {
+    std::printf("   read %3zu: a control message\n", read);
+    return;
+  }
   if (const auto* hello = std::get_if<weft::wire::Hello>(&message)) {
     std::printf("   read %3zu: hello  cluster=%.*s from %s#%llu version=%u proof=%zuB\n", read,
                 static_cast<int>(hello->cluster_name.size()), hello->cluster_name.data(),
@@ -52,7 +47,7 @@ void print_message(std::size_t read, const weft::wire::Message& message) {
   const auto& e = std::get<weft::wire::Envelope>(message);
   const std::string sender = e.sender.empty() ? "(nobody)" : e.sender.to_owned().to_string();
   std::printf("   read %3zu: %-6s to %s from %s correlation=%llu type=%u body=\"%.*s\"\n", read,
-              kind_name(e.kind).c_str(), e.target.to_owned().to_string().c_str(), sender.c_str(),
+              std::string(to_string(e.kind)).c_str(), e.target.to_owned().to_string().c_str(), sender.c_str(),
               static_cast<unsigned long long>(e.correlation_id), e.type_tag,
               static_cast<int>(e.body.size()), reinterpret_cast<const char*>(e.body.data()));
 }

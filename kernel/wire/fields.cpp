@@ -3,14 +3,32 @@
 namespace weft::wire {
 
 WireError parse_kind(std::uint64_t value, MessageKind& kind) {
-  switch (value) {
-    case static_cast<std::uint64_t>(MessageKind::hello): kind = MessageKind::hello; break;
-    case static_cast<std::uint64_t>(MessageKind::tell): kind = MessageKind::tell; break;
-    case static_cast<std::uint64_t>(MessageKind::ask): kind = MessageKind::ask; break;
-    case static_cast<std::uint64_t>(MessageKind::reply): kind = MessageKind::reply; break;
-    default: return WireError::unknown_kind;
+  for (MessageKind known : kAllMessageKinds) {
+    if (static_cast<std::uint64_t>(known) == value) {
+      kind = known;
+      return WireError::none;
+    }
   }
-  return WireError::none;
+  return WireError::unknown_kind;
+}
+
+std::string_view to_string(MessageKind kind) {
+  switch (kind) {
+    case MessageKind::hello: return "hello";
+    case MessageKind::join: return "join";
+    case MessageKind::heartbeat: return "heartbeat";
+    case MessageKind::heartbeat_ack: return "heartbeat_ack";
+    case MessageKind::probe_request: return "probe_request";
+    case MessageKind::probe: return "probe";
+    case MessageKind::probe_ack: return "probe_ack";
+    case MessageKind::probe_alive: return "probe_alive";
+    case MessageKind::gossip_digest: return "gossip_digest";
+    case MessageKind::gossip_state: return "gossip_state";
+    case MessageKind::tell: return "tell";
+    case MessageKind::ask: return "ask";
+    case MessageKind::reply: return "reply";
+  }
+  return "invalid";
 }
 
 WireError peek_kind(Bytes payload, MessageKind& kind) {

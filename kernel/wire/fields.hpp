@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 #include "kernel/wire/errors.hpp"
 #include "kernel/wire/msgpack.hpp"
@@ -23,10 +24,29 @@ namespace weft::wire {
 
 enum class MessageKind : std::uint8_t {
   hello = 0x01,
+  join = 0x10,
+  heartbeat = 0x11,
+  heartbeat_ack = 0x12,
+  probe_request = 0x13,
+  probe = 0x14,
+  probe_ack = 0x15,
+  probe_alive = 0x16,
+  gossip_digest = 0x20,
+  gossip_state = 0x21,
   tell = 0x40,
   ask = 0x41,
   reply = 0x42,
 };
+
+inline constexpr std::array kAllMessageKinds = {
+    MessageKind::hello,         MessageKind::join,        MessageKind::heartbeat,
+    MessageKind::heartbeat_ack, MessageKind::probe_request, MessageKind::probe,
+    MessageKind::probe_ack,     MessageKind::probe_alive, MessageKind::gossip_digest,
+    MessageKind::gossip_state,  MessageKind::tell,        MessageKind::ask,
+    MessageKind::reply,
+};
+
+std::string_view to_string(MessageKind kind);
 
 // Decodes a kind number; unknown_kind for any value this version lacks.
 WireError parse_kind(std::uint64_t value, MessageKind& kind);

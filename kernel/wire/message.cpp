@@ -4,9 +4,9 @@ namespace weft::wire {
 namespace {
 
 template <class T>
-Decoded<Message> widen(const Decoded<T>& decoded) {
+Decoded<Message> widen(Decoded<T>&& decoded) {
   if (!decoded.ok()) return {.error = decoded.error};
-  return {.value = Message(decoded.value)};
+  return {.value = Message(std::move(decoded.value))};
 }
 
 }  // namespace
@@ -16,6 +16,15 @@ Decoded<Message> decode_message(Bytes payload) {
   if (WireError e = peek_kind(payload, kind); e != WireError::none) return {.error = e};
   switch (kind) {
     case MessageKind::hello: return widen(decode_hello(payload));
+    case MessageKind::join: return widen(decode_join(payload));
+    case MessageKind::heartbeat: return widen(decode_heartbeat(payload));
+    case MessageKind::heartbeat_ack: return widen(decode_heartbeat_ack(payload));
+    case MessageKind::probe_request: return widen(decode_probe_request(payload));
+    case MessageKind::probe: return widen(decode_probe(payload));
+    case MessageKind::probe_ack: return widen(decode_probe_ack(payload));
+    case MessageKind::probe_alive: return widen(decode_probe_alive(payload));
+    case MessageKind::gossip_digest: return widen(decode_gossip_digest(payload));
+    case MessageKind::gossip_state: return widen(decode_gossip_state(payload));
     case MessageKind::tell:
     case MessageKind::ask:
     case MessageKind::reply: return widen(decode_envelope(payload));

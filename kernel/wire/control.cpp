@@ -1,0 +1,297 @@
+#include "kernel/wire/control.hpp"
+
+#include <algorithm>
+
+#include "kernel/wire/refs.hpp"
+
+namespace weft::wire {
+namespace {
+
+constexpr std::uint32_t kKindOnly = field_bit(kKindKey);
+constexpr std::uint32_t kKindAndOne = kKindOnly | field_bit(1);
+constexpr std::uint32_t kKindAndTwo = kKindAndOne | field_bit(2);
+constexpr std::uint32_t kKindAndThree = kKindAndTwo | field_bit(3);
+
+std::size_t size_of_kind(MessageKind kind) {
+  return 1 + Writer::size_of_uint(static_cast<std::uint8_t>(kind));
+}
+void write_kind(Writer& w, MessageKind kind) {
+  w.write_uint(kKindKey);
+  w.write_uint(static_cast<std::uint8_t>(kind));
+}
+
+std::size_t size_of_member_id(const MemberId& id) {
+  return 1 + Writer::size_of_str(id.address.host.size()) + Writer::size_of_uint(id.address.port) +
+         Writer::size_of_uint(id.incarnation.value);
+}
+void write_member_id(Writer& w, const MemberId& id) {
+  w.write_array_header(3);
+  w.write_str(id.address.host);
+  w.write_uint(id.address.port);
+  w.write_uint(id.incarnation.value);
+}
+// Reads host, port and incarnation (the array header already read).
+WireError read_member_id_fields(Reader& r, MemberId& id) {
+  std::string_view host;
+  if (WireError e = read_bounded_str(r, kMaxHostBytes, host); e != WireError::none) return e;
+  std::uint64_t port = 0;
+  if (WireError e = r.read_uint(port); e != WireError::none) return e;
+  if (host.empty() || port == 0 || port > 0xffff) return WireError::invalid_value;
+  if (WireError e = r.read_uint(id.incarnation.value); e != WireError::none) return e;
+  id.address.host.assign(host);
+  id.address.port = static_cast<std::uint16_t>(port);
+  return WireError::none;
+}
+WireError read_member_id(Reader& r, MemberId& id) {
+  std::uint32_t n = 0;
+  if (WireError e = r.read_array_header(n); e != WireError::none) return e;
+  if (n != 3) return WireError::wrong_type;
+  return read_member_id_fields(r, id);
+}
+
+std::size_t size_of_member(const Member& m) {
+  return size_of_member_id(m.id) + Writer::size_of_uint(static_cast<std::uint8_t>(m.status));
+}
+void write_member(Writer& w, const Member& m) {
+  w.write_array_header(4);
+  w.write_str(m.id.address.host);
+  w.write_uint(m.id.address.port);
+  w.write_uint(m.id.incarnation.value);
+  w.write_uint(static_cast<std::uint8_t>(m.status));
+}
+WireError read_member(Reader& r, Member& m) {
+  std::uint32_t n = 0;
+  if (WireError e = r.read_array_header(n); e != WireError::none) return e;
+  if (n != 4) return WireError::wrong_type;
+  if (WireError e = read_member_id_fields(r, m.id); e != WireError::none) return e;
+  std::uint64_t status = 0;
+  if (WireError e = r.read_uint(status); e != WireError::none) return e;
+  return parse_member_status(status, m.status) ? WireError::none : WireError::invalid_value;
+}
+
+std::size_t size_of_row(const ReachabilityRow& row) {
+  std::size_t size = 1 + size_of_member_id(row.observer) + Writer::size_of_uint(row.version) +
+                     Writer::size_of_container_header(row.unreachable.size());
+  for (const MemberId& s : row.unreachable) size += size_of_member_id(s);
+  return size;
+}
+void write_row(Writer& w, const ReachabilityRow& row) {
+  w.write_array_header(3);
+  write_member_id(w, row.observer);
+  w.write_uint(row.version);
+  w.write_array_header(static_cast<std::uint32_t>(row.unreachable.size()));
+  for (const MemberId& s : row.unreachable) write_member_id(w, s);
+}
+
+// Reads an array of T with `read_one`, bounded by kMaxGossipEntries and
+// required to be strictly increasing under `less`, so the receiver can
+// merge it without sorting and no entry appears twice.
+template <class T, class ReadOne, class Less>
+WireError read_sorted_list(Reader& r, std::vector<T>& out, ReadOne read_one, Less less) {
+  std::uint32_t n = 0;
+  if (WireError e = r.read_array_header(n); e != WireError::none) return e;
+  if (n > kMaxGossipEntries) return WireError::invalid_value;
+  out.clear();
+  out.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    T item{};
+    if (WireError e = read_one(r, item); e != WireError::none) return e;
+    if (!out.empty() && !less(out.back(), item)) return WireError::invalid_value;
+    out.push_back(std::move(item));
+  }
+  return WireError::none;
+}
+
+WireError read_row(Reader& r, ReachabilityRow& row) {
+  std::uint32_t n = 0;
+  if (WireError e = r.read_array_header(n); e != WireError::none) return e;
+  if (n != 3) return WireError::wrong_type;
+  if (WireError e = read_member_id(r, row.observer); e != WireError::none) return e;
+  if (WireError e = r.read_uint(row.version); e != WireError::none) return e;
+  return read_sorted_list(r, row.unreachable, read_member_id, std::less<MemberId>());
+}
+
+// --- Shapes shared by several messages.
+
+// {kind, 1: uint}
+std::size_t size_of_uint_message(MessageKind kind, std::uint64_t value) {
+  return 1 + size_of_kind(kind) + 1 + Writer::size_of_uint(value);
+}
+void write_uint_message(Writer& w, MessageKind kind, std::uint64_t value) {
+  w.write_map_header(2);
+  write_kind(w, kind);
+  w.write_uint(1);
+  w.write_uint(value);
+}
+// {kind, 1: member_id, 2: uint}
+std::size_t size_of_subject_message(MessageKind kind, const MemberId& subject, std::uint64_t value) {
+  return 1 + size_of_kind(kind) + 1 + size_of_member_id(subject) + 1 + Writer::size_of_uint(value);
+}
+void write_subject_message(Writer& w, MessageKind kind, const MemberId& subject, std::uint64_t value) {
+  w.write_map_header(3);
+  write_kind(w, kind);
+  w.write_uint(1);
+  write_member_id(w, subject);
+  w.write_uint(2);
+  w.write_uint(value);
+}
+
+// Walks a control message's map: checks the kind is `expected`, calls
+// read_field(key, reader) for other keys, then checks structure.
+template <class ReadField>
+WireError walk_message(Bytes payload, MessageKind expected, std::uint32_t required,
+                       ReadField read_field) {
+  Reader reader(payload);
+  FieldWalk walk;
+  if (WireError e = walk.begin(reader); e != WireError::none) return e;
+  std::uint64_t kind = 0;
+  unsigned key = 0;
+  WireError e = WireError::none;
+  while (walk.next(reader, key, e)) {
+    if (key == kKindKey) {
+      e = reader.read_uint(kind);
+    } else if ((required & field_bit(key)) == 0) {
+      e = WireError::unknown_field;
+    } else {
+      e = read_field(key, reader);
+    }
+    if (e != WireError::none) return e;
+  }
+  if (e != WireError::none) return e;
+  if (e = walk.finish(reader, required); e != WireError::none) return e;
+  MessageKind parsed{};
+  if (e = parse_kind(kind, parsed); e != WireError::none) return e;
+  return parsed == expected ? WireError::none : WireError::unexpected_kind;
+}
+
+template <class T>
+Decoded<T> decode_uint_message(Bytes payload, MessageKind kind, std::uint64_t T::*field) {
+  T message{};
+  const WireError e = walk_message(payload, kind, kKindAndOne, [&](unsigned, Reader& r) {
+    return r.read_uint(message.*field);
+  });
+  if (e != WireError::none) return {.error = e};
+  return {.value = message};
+}
+
+template <class T>
+Decoded<T> decode_subject_message(Bytes payload, MessageKind kind) {
+  T message{};
+  const WireError e = walk_message(payload, kind, kKindAndTwo, [&](unsigned key, Reader& r) {
+    return key == 1 ? read_member_id(r, message.subject) : r.read_uint(message.probe);
+  });
+  if (e != WireError::none) return {.error = e};
+  return {.value = message};
+}
+
+}  // namespace
+
+MessageKind kind_of(const Join&) { return MessageKind::join; }
+MessageKind kind_of(const Heartbeat&) { return MessageKind::heartbeat; }
+MessageKind kind_of(const HeartbeatAck&) { return MessageKind::heartbeat_ack; }
+MessageKind kind_of(const ProbeRequest&) { return MessageKind::probe_request; }
+MessageKind kind_of(const Probe&) { return MessageKind::probe; }
+MessageKind kind_of(const ProbeAck&) { return MessageKind::probe_ack; }
+MessageKind kind_of(const ProbeAlive&) { return MessageKind::probe_alive; }
+MessageKind kind_of(const GossipDigest&) { return MessageKind::gossip_digest; }
+MessageKind kind_of(const GossipState&) { return MessageKind::gossip_state; }
+
+std::size_t encoded_size(const Join& m) { return 1 + size_of_kind(kind_of(m)); }
+std::size_t encoded_size(const Heartbeat& m) { return size_of_uint_message(kind_of(m), m.sequence); }
+std::size_t encoded_size(const HeartbeatAck& m) { return size_of_uint_message(kind_of(m), m.sequence); }
+std::size_t encoded_size(const Probe& m) { return size_of_uint_message(kind_of(m), m.probe); }
+std::size_t encoded_size(const ProbeAck& m) { return size_of_uint_message(kind_of(m), m.probe); }
+std::size_t encoded_size(const GossipDigest& m) { return size_of_uint_message(kind_of(m), m.digest); }
+std::size_t encoded_size(const ProbeRequest& m) {
+  return size_of_subject_message(kind_of(m), m.subject, m.probe);
+}
+std::size_t encoded_size(const ProbeAlive& m) {
+  return size_of_subject_message(kind_of(m), m.subject, m.probe);
+}
+std::size_t encoded_size(const GossipState& m) {
+  std::size_t size = 1 + size_of_kind(kind_of(m));
+  size += 1 + Writer::size_of_container_header(m.members.size());
+  for (const Member& member : m.members) size += size_of_member(member);
+  size += 1 + Writer::size_of_container_header(m.rows.size());
+  for (const ReachabilityRow& row : m.rows) size += size_of_row(row);
+  size += 1 + Writer::size_of_container_header(m.seen.size());
+  for (const MemberId& id : m.seen) size += size_of_member_id(id);
+  return size;
+}
+
+void encode(const Join& m, Writer& w) {
+  w.write_map_header(1);
+  write_kind(w, kind_of(m));
+}
+void encode(const Heartbeat& m, Writer& w) { write_uint_message(w, kind_of(m), m.sequence); }
+void encode(const HeartbeatAck& m, Writer& w) { write_uint_message(w, kind_of(m), m.sequence); }
+void encode(const Probe& m, Writer& w) { write_uint_message(w, kind_of(m), m.probe); }
+void encode(const ProbeAck& m, Writer& w) { write_uint_message(w, kind_of(m), m.probe); }
+void encode(const GossipDigest& m, Writer& w) { write_uint_message(w, kind_of(m), m.digest); }
+void encode(const ProbeRequest& m, Writer& w) {
+  write_subject_message(w, kind_of(m), m.subject, m.probe);
+}
+void encode(const ProbeAlive& m, Writer& w) {
+  write_subject_message(w, kind_of(m), m.subject, m.probe);
+}
+void encode(const GossipState& m, Writer& w) {
+  w.write_map_header(4);
+  write_kind(w, kind_of(m));
+  w.write_uint(1);
+  w.write_array_header(static_cast<std::uint32_t>(m.members.size()));
+  for (const Member& member : m.members) write_member(w, member);
+  w.write_uint(2);
+  w.write_array_header(static_cast<std::uint32_t>(m.rows.size()));
+  for (const ReachabilityRow& row : m.rows) write_row(w, row);
+  w.write_uint(3);
+  w.write_array_header(static_cast<std::uint32_t>(m.seen.size()));
+  for (const MemberId& id : m.seen) write_member_id(w, id);
+}
+
+Decoded<Join> decode_join(Bytes payload) {
+  const WireError e = walk_message(payload, MessageKind::join, kKindOnly,
+                                   [](unsigned, Reader&) { return WireError::unknown_field; });
+  if (e != WireError::none) return {.error = e};
+  return {.value = Join{}};
+}
+Decoded<Heartbeat> decode_heartbeat(Bytes payload) {
+  return decode_uint_message(payload, MessageKind::heartbeat, &Heartbeat::sequence);
+}
+Decoded<HeartbeatAck> decode_heartbeat_ack(Bytes payload) {
+  return decode_uint_message(payload, MessageKind::heartbeat_ack, &HeartbeatAck::sequence);
+}
+Decoded<Probe> decode_probe(Bytes payload) {
+  return decode_uint_message(payload, MessageKind::probe, &Probe::probe);
+}
+Decoded<ProbeAck> decode_probe_ack(Bytes payload) {
+  return decode_uint_message(payload, MessageKind::probe_ack, &ProbeAck::probe);
+}
+Decoded<GossipDigest> decode_gossip_digest(Bytes payload) {
+  return decode_uint_message(payload, MessageKind::gossip_digest, &GossipDigest::digest);
+}
+Decoded<ProbeRequest> decode_probe_request(Bytes payload) {
+  return decode_subject_message<ProbeRequest>(payload, MessageKind::probe_request);
+}
+Decoded<ProbeAlive> decode_probe_alive(Bytes payload) {
+  return decode_subject_message<ProbeAlive>(payload, MessageKind::probe_alive);
+}
+
+Decoded<GossipState> decode_gossip_state(Bytes payload) {
+  GossipState state;
+  const auto address_less = [](const Member& a, const Member& b) { return a.address() < b.address(); };
+  const auto observer_less = [](const ReachabilityRow& a, const ReachabilityRow& b) {
+    return a.observer < b.observer;
+  };
+  const WireError e = walk_message(payload, MessageKind::gossip_state, kKindAndThree,
+                                   [&](unsigned key, Reader& r) {
+    switch (key) {
+      case 1: return read_sorted_list(r, state.members, read_member, address_less);
+      case 2: return read_sorted_list(r, state.rows, read_row, observer_less);
+      default: return read_sorted_list(r, state.seen, read_member_id, std::less<MemberId>());
+    }
+  });
+  if (e != WireError::none) return {.error = e};
+  return {.value = std::move(state)};
+}
+
+}  // namespace weft::wire
