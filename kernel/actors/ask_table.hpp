@@ -1,0 +1,68 @@
+// Pending asks: each completes exactly once (property S2) with a reply, a
+// timeout or target-down, whichever comes first; the entry is gone after its
+// first completion, so a late reply finds nothing and is a counted dead
+// letter, never a second completion.
+//
+// Ids are this node's, increasing from 1, never reused in one incarnation.
+// The table is bounded (max_pending_asks); deadlines are kept in an ordered
+// index so expiry and next_deadline() cost O(log n).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "kernel/actors/behavior.hpp"
+#include "kernel/ids.hpp"
+#include "kernel/time.hpp"
+
+namespace weft {
+
+// Who is waiting: a local actor (by index) or the driver (external ask).
+struct Asker {
+  static constexpr std::uint32_t kExternal = UINT32_MAX;
+  std::uint32_t actor = kExternal;
+
+  bool external() const { return actor == kExternal; }
+  friend bool operator==(const Asker&, const Asker&) = default;
+};
+
+struct PendingAsk {
+  AskId id = 0;
+  Asker asker;
+  NodeAddress target_node;
+  Instant deadline;
+};
+
+class AskTable {
+ public:
+  explicit AskTable(std::uint32_t capacity) : capacity_(capacity) {}
+
+  std::size_t size() const { return by_id_.size(); }
+  bool full() const { return by_id_.size() >= capacity_; }
+
+  // Registers an ask; the table must not be full.
+  AskId add(Asker asker, NodeAddress target_node, Instant deadline);
+  // A fresh id for an ask refused before it was registered (the table was
+  // full): it completes at once, and the id is never pending.
+  AskId refuse() { return next_id_++; }
+  // Removes and returns the ask if still pending (the one completion).
+  std::optional<PendingAsk> take(AskId id);
+  // Removes and returns every ask due at `now`, oldest deadline first.
+  std::vector<PendingAsk> take_expired(Instant now);
+  // Removes and returns every ask to `node`, in id order.
+  std::vector<PendingAsk> take_for_node(const NodeAddress& node);
+
+  Instant next_deadline() const;
+
+ private:
+  std::uint32_t capacity_;
+  AskId next_id_ = 1;
+  std::map<AskId, PendingAsk> by_id_;
+  std::set<std::pair<Instant, AskId>> by_deadline_;
+};
+
+}  // namespace weft

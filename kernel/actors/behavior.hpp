@@ -1,0 +1,89 @@
+// User code: an actor's behaviour, and the context it runs in.
+//
+// A behaviour receives one message at a time (never concurrently) through
+// receive(context, message). The message's views (sender, body) are valid
+// only during the call. Through the context it can tell, ask and reply; all
+// of it is deterministic kernel state, so the same behaviours run unchanged
+// on real sockets and in the simulator.
+//
+// Asks a behaviour makes complete by delivering to it a message of kind
+// reply, ask_timeout or ask_target_down with the ask's correlation id:
+// exactly one of these per ask.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "kernel/ids.hpp"
+#include "kernel/time.hpp"
+
+namespace weft {
+
+enum class DeliveryKind : std::uint8_t {
+  tell,
+  ask,              // reply with Context::reply
+  reply,            // the answer to an ask this actor made
+  ask_timeout,      // an ask this actor made got no reply in time
+  ask_target_down,  // an ask this actor made went to a member that is down
+  ask_rejected,     // an ask this actor made could not be sent (see dead letters)
+};
+
+std::string_view to_string(DeliveryKind kind);
+
+// A ref without ownership, for the sender of a delivery.
+struct ActorRefView {
+  std::string_view host;
+  std::uint16_t port = 0;
+  std::string_view name;  // empty: no sender
+
+  bool empty() const { return name.empty(); }
+  ActorRef to_owned() const { return ActorRef{NodeAddress{std::string(host), port}, std::string(name)}; }
+};
+
+struct Delivery {
+  DeliveryKind kind = DeliveryKind::tell;
+  ActorRefView sender;
+  std::uint64_t correlation_id = 0;  // the ask's id for ask/reply/timeout/target-down
+  std::uint32_t type_tag = 0;
+  std::span<const std::uint8_t> body;
+};
+
+using AskId = std::uint64_t;
+
+// How a send went, as far as this node can tell at once. Anything but
+// `sent` also produced a dead letter (or, for an ask, a completion).
+enum class SendResult : std::uint8_t {
+  sent,
+  unknown_member,   // the target's node is not a member this node knows
+  member_down,      // the target's node is down or removed
+  mailbox_full,     // a local target's mailbox is full (reject_new)
+  unknown_actor,    // no local actor of that name
+  outbound_full,    // the link's outbound queue is at its bound
+  too_large,        // the message does not fit a frame
+  too_many_asks,    // max_pending_asks reached
+};
+
+std::string_view to_string(SendResult result);
+
+class Context {
+ public:
+  virtual ~Context() = default;
+  virtual const ActorRef& self() const = 0;
+  virtual Instant now() const = 0;
+  virtual SendResult tell(const ActorRef& target, std::uint32_t type_tag,
+                          std::span<const std::uint8_t> body) = 0;
+  // Returns the ask's id; the completion arrives as a delivery.
+  virtual AskId ask(const ActorRef& target, std::uint32_t type_tag,
+                    std::span<const std::uint8_t> body, Duration timeout) = 0;
+  // Replies to the ask being handled; a no-op (counted) outside an ask.
+  virtual SendResult reply(std::uint32_t type_tag, std::span<const std::uint8_t> body) = 0;
+};
+
+class Behavior {
+ public:
+  virtual ~Behavior() = default;
+  virtual void receive(Context& context, const Delivery& message) = 0;
+};
+
+}  // namespace weft

@@ -1,0 +1,74 @@
+// A bounded FIFO of messages for one actor (property S4).
+//
+// Capacity is fixed at construction; push() on a full mailbox follows the
+// overflow policy and reports what it dropped, so the caller can turn it into
+// a counted dead letter: nothing is ever dropped silently and memory never
+// grows past `capacity` slots.
+//
+// Slots are reused in a ring and keep the capacity of their strings and body
+// buffers, so a warm mailbox enqueues without allocating. A slot that held an
+// unusually large body gives the memory back when it is reused, so the ring
+// does not pin the largest body it ever saw in every slot.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernel/actors/behavior.hpp"
+#include "kernel/config.hpp"
+
+namespace weft {
+
+// One queued message, owning copies of everything the delivery views.
+struct MailboxSlot {
+  DeliveryKind kind = DeliveryKind::tell;
+  std::string sender_host;
+  std::uint16_t sender_port = 0;
+  std::string sender_name;
+  std::uint64_t correlation_id = 0;
+  std::uint32_t type_tag = 0;
+  std::vector<std::uint8_t> body;
+
+  Delivery view() const {
+    return Delivery{kind, ActorRefView{sender_host, sender_port, sender_name}, correlation_id,
+                    type_tag, body};
+  }
+};
+
+enum class PushResult : std::uint8_t {
+  queued,
+  rejected,        // full, reject_new: the new message was not queued
+  dropped_oldest,  // full, drop_oldest: queued, and the oldest was dropped
+};
+
+class Mailbox {
+ public:
+  Mailbox(std::uint32_t capacity, MailboxOverflow policy);
+
+  std::uint32_t size() const { return count_; }
+  std::uint32_t capacity() const { return capacity_; }
+  bool empty() const { return count_ == 0; }
+
+  // Copies `message` in. On dropped_oldest, `dropped` receives the evicted
+  // message's kind and correlation id (an ask must still complete).
+  PushResult push(const Delivery& message, MailboxSlot* dropped = nullptr);
+  // The oldest message; the mailbox must not be empty. Valid until pop().
+  const MailboxSlot& front() const;
+  void pop();
+  // Moves the oldest message into `into` (whose buffers the ring keeps, so
+  // their capacity is reused) and pops it.
+  void take(MailboxSlot& into);
+
+ private:
+  void grow();
+
+  std::uint32_t capacity_;
+  MailboxOverflow policy_;
+  std::vector<MailboxSlot> slots_;  // ring; grows by doubling up to capacity_
+  std::uint32_t head_ = 0;
+  std::uint32_t count_ = 0;
+};
+
+}  // namespace weft

@@ -1,0 +1,383 @@
+// The kernel's clock, links, frames and outputs. Membership, detection and
+// actors live in kernel_membership.cpp, kernel_detection.cpp and
+// kernel_actors.cpp.
+#include "kernel/kernel.hpp"
+
+#include <algorithm>
+
+#include "kernel/kernel_internal.hpp"
+
+namespace weft {
+
+Kernel::Kernel(Config config, std::uint64_t seed)
+    : config_(std::move(config)),
+      prng_(seed),
+      self_{config_.self, config_.incarnation},
+      asks_(config_.max_pending_asks) {
+  WEFT_ASSERT(config_.validate().empty());
+}
+
+Kernel::~Kernel() = default;
+
+void Kernel::mark(Mark m) { ++counters_.marks[static_cast<std::size_t>(m)]; }
+
+void Kernel::advance(Instant now) {
+  if (!started_) {
+    started_ = true;
+    now_ = now;
+    start_membership();
+    return;
+  }
+  WEFT_ASSERT(now >= now_);
+  if (now - now_ > config_.self_pause_threshold) {
+    now_ = now;
+    forgive_own_pause();
+  }
+  now_ = now;
+}
+
+// --- Links
+
+Kernel::Outbound& Kernel::outbound(const NodeAddress& peer) {
+  WEFT_ASSERT(peer != self_.address);
+  auto it = outbound_.find(peer);
+  if (it == outbound_.end()) {
+    it = outbound_.emplace(peer, Outbound(config_.max_frame_bytes)).first;
+    it->second.next_attempt = now_;
+    it->second.backoff = config_.reconnect_backoff_min;
+  } else if (it->second.retired) {
+    it->second.retired = false;
+    it->second.next_attempt = now_ + it->second.backoff;
+  }
+  return it->second;
+}
+
+void Kernel::connect_due(Instant now) {
+  for (auto& [address, out] : outbound_) {
+    if (out.retired || out.link.has_value() || out.next_attempt > now) continue;
+    const LinkId id{next_link_id_++};
+    out.link = id;
+    out.connected = false;
+    outbound_by_link_[id] = address;
+    commands_.push_back(ConnectCommand{id, address});
+  }
+}
+
+wire::Hello Kernel::make_hello(std::array<std::uint8_t, wire::kNonceBytes> nonce) const {
+  wire::Hello hello;
+  hello.protocol_version = wire::kProtocolVersion;
+  hello.cluster_name = config_.cluster_name;
+  hello.address = wire::AddressView::of(self_.address);
+  hello.incarnation = self_.incarnation.value;
+  hello.nonce = nonce;
+  return hello;
+}
+
+std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
+  if (hello.protocol_version != wire::kProtocolVersion) return CloseReason::wrong_version;
+  if (hello.cluster_name != config_.cluster_name) return CloseReason::wrong_cluster;
+  if (hello.address.host == self_.address.host && hello.address.port == self_.address.port) {
+    return CloseReason::self_connection;
+  }
+  if (const Member* known = members_.find(hello.address.to_owned())) {
+    if (hello.incarnation < known->incarnation().value) return CloseReason::stale_incarnation;
+    if (hello.incarnation - known->incarnation().value > config_.max_incarnation_jump) {
+      return CloseReason::implausible_incarnation;
+    }
+  }
+  return std::nullopt;
+}
+
+template <class Message>
+void Kernel::send_control(const NodeAddress& peer, const Message& message) {
+  Outbound& out = outbound(peer);
+  if (wire::append_frame(out.control, message, config_.max_frame_bytes) != wire::WireError::none) {
+    return;  // a control message never exceeds a frame; gossip is bounded far below
+  }
+  ++counters_.frames_out;
+  if (out.control.size() > config_.max_outbound_control_bytes) {
+    close_outbound(peer, CloseReason::control_overflow);
+  }
+}
+
+void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::WireError error) {
+  const auto it = outbound_.find(peer);
+  if (it == outbound_.end()) return;
+  Outbound& out = it->second;
+  if (out.link) {
+    commands_.push_back(CloseCommand{*out.link, reason, error});
+    outbound_by_link_.erase(*out.link);
+  }
+  ++counters_.links_closed[static_cast<std::size_t>(reason)];
+  if (error != wire::WireError::none) ++counters_.wire_errors[static_cast<std::size_t>(error)];
+  counters_.dead_letters[static_cast<std::size_t>(DeadLetterReason::link_lost)] += out.user_frames;
+  // The record (and the decoder that may be running) stays until sweep().
+  out.link.reset();
+  out.connected = false;
+  out.retired = true;
+  out.peer.reset();
+  out.control.clear();
+  out.user.clear();
+  out.user_frames = 0;
+}
+
+void Kernel::sweep() {
+  std::erase_if(inbound_, [](const auto& entry) { return entry.second.closed; });
+  std::erase_if(outbound_, [](const auto& entry) { return entry.second.retired; });
+}
+
+void Kernel::close_inbound(LinkId link, CloseReason reason, wire::WireError error) {
+  const auto it = inbound_.find(link);
+  if (it == inbound_.end() || it->second.closed) return;
+  it->second.closed = true;
+  commands_.push_back(CloseCommand{link, reason, error});
+  ++counters_.links_closed[static_cast<std::size_t>(reason)];
+  if (error != wire::WireError::none) ++counters_.wire_errors[static_cast<std::size_t>(error)];
+}
+
+LinkId Kernel::handle_link_accepted(Instant now) {
+  advance(now);
+  const LinkId id{next_link_id_++};
+  inbound_.emplace(id, Inbound(config_.max_frame_bytes));
+  return id;
+}
+
+void Kernel::handle_link_up(Instant now, LinkId link) {
+  advance(now);
+  const auto by_link = outbound_by_link_.find(link);
+  if (by_link == outbound_by_link_.end()) return;  // closed meanwhile
+  Outbound& out = outbound_.at(by_link->second);
+  out.connected = true;
+  out.decoder = wire::FrameDecoder(config_.max_frame_bytes);
+  out.peer.reset();
+  std::array<std::uint8_t, wire::kNonceBytes> nonce{};
+  for (auto& b : nonce) b = static_cast<std::uint8_t>(prng_.next_u64());
+  std::vector<std::uint8_t> hello;
+  (void)wire::append_frame(hello, make_hello(nonce));
+  ++counters_.frames_out;
+  out.control.insert(out.control.begin(), hello.begin(), hello.end());
+}
+
+void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
+  advance(now);
+  if (const auto in = inbound_.find(link); in != inbound_.end()) {
+    if (in->second.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
+    inbound_.erase(in);
+    return;
+  }
+  const auto by_link = outbound_by_link_.find(link);
+  if (by_link == outbound_by_link_.end()) return;
+  const NodeAddress peer = by_link->second;
+  outbound_by_link_.erase(by_link);
+  Outbound& out = outbound_.at(peer);
+  if (out.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
+  out.link.reset();
+  out.connected = false;
+  // Capped exponential backoff with up to 25 % jitter, so a healed
+  // partition is not redialled by everyone in the same instant.
+  const Duration jitter = Duration::nanoseconds(static_cast<std::int64_t>(
+      prng_.below(static_cast<std::uint64_t>(out.backoff.ns() / 4 + 1))));
+  out.next_attempt = now_ + out.backoff + jitter;
+  out.backoff = std::min(out.backoff * 2, config_.reconnect_backoff_max);
+  if (cause == LinkDownCause::refused || cause == LinkDownCause::closed_by_peer) {
+    // A closed or refused link is stronger evidence than silence: a dead
+    // process's sockets are closed by its OS at once. Probe without waiting
+    // for phi (a paused process keeps its sockets open and is not affected).
+    for (auto& [subject, monitor] : monitors_) {
+      if (subject.address == peer && cause == LinkDownCause::refused && !monitor.marked_unreachable) {
+        mark(Mark::early_crash_suspicion);
+        start_probe(subject);
+      }
+    }
+  }
+}
+
+void Kernel::handle_bytes(Instant now, LinkId link, std::span<const std::uint8_t> bytes) {
+  advance(now);
+  counters_.bytes_in += bytes.size();
+  if (const auto in = inbound_.find(link); in != inbound_.end()) {
+    Inbound& inbound = in->second;
+    const wire::WireError error = inbound.decoder.feed(bytes, [&](wire::Bytes payload) {
+      if (!inbound.closed) on_inbound_frame(link, inbound, payload);
+    });
+    if (error != wire::WireError::none) close_inbound(link, CloseReason::wire_error, error);
+    sweep();
+    return;
+  }
+  const auto by_link = outbound_by_link_.find(link);
+  if (by_link == outbound_by_link_.end()) return;
+  const NodeAddress peer = by_link->second;
+  Outbound& out = outbound_.at(peer);
+  const wire::WireError error = out.decoder.feed(bytes, [&](wire::Bytes payload) {
+    const auto still = outbound_.find(peer);
+    if (still != outbound_.end() && still->second.link == link) on_outbound_frame(still->second, payload);
+  });
+  const auto still = outbound_.find(peer);
+  if (error != wire::WireError::none && still != outbound_.end() && still->second.link == link) {
+    close_outbound(peer, CloseReason::wire_error, error);
+  }
+  sweep();
+}
+
+void Kernel::on_outbound_frame(Outbound& out, std::span<const std::uint8_t> payload) {
+  ++counters_.frames_in;
+  wire::Decoded<wire::Hello> hello = wire::decode_hello(payload);
+  const NodeAddress peer = outbound_by_link_.at(*out.link);
+  if (!hello.ok() || out.peer.has_value()) {
+    // The only frame a peer sends on a link we dialed is its hello reply.
+    close_outbound(peer, hello.ok() ? CloseReason::unexpected_frame : CloseReason::wire_error,
+                   hello.error);
+    return;
+  }
+  if (const auto refused = check_hello(hello.value)) {
+    close_outbound(peer, *refused);
+    return;
+  }
+  out.peer = MemberId{hello.value.address.to_owned(), Incarnation{hello.value.incarnation}};
+  out.backoff = config_.reconnect_backoff_min;
+  observe(*out.peer);
+}
+
+void Kernel::on_inbound_frame(LinkId link, Inbound& in, std::span<const std::uint8_t> payload) {
+  ++counters_.frames_in;
+  wire::Decoded<wire::Message> decoded = wire::decode_message(payload);
+  if (!decoded.ok()) {
+    close_inbound(link, CloseReason::wire_error, decoded.error);
+    return;
+  }
+  if (auto* hello = std::get_if<wire::Hello>(&decoded.value)) {
+    if (in.peer.has_value()) {
+      close_inbound(link, CloseReason::unexpected_frame);
+      return;
+    }
+    if (const auto refused = check_hello(*hello)) {
+      close_inbound(link, *refused);
+      return;
+    }
+    in.peer = MemberId{hello->address.to_owned(), Incarnation{hello->incarnation}};
+    std::array<std::uint8_t, wire::kNonceBytes> nonce{};
+    for (auto& b : nonce) b = static_cast<std::uint8_t>(prng_.next_u64());
+    (void)wire::append_frame(in.control, make_hello(nonce));
+    ++counters_.frames_out;
+    observe(*in.peer);
+    return;
+  }
+  if (!in.peer.has_value()) {
+    close_inbound(link, CloseReason::handshake_required);
+    return;
+  }
+  const MemberId peer = *in.peer;
+  observe(peer);
+  on_message(peer, std::move(decoded.value));
+}
+
+void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
+  if (shut_down_) return;
+  std::visit(
+      [&](auto&& m) {
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, wire::Envelope>) {
+          on_envelope(peer, m);
+        } else if constexpr (std::is_same_v<T, wire::Join>) {
+          if (!accept_record(Member{peer, MemberStatus::joining})) return;
+          if (members_.merge(Member{peer, MemberStatus::joining})) {
+            emit_member_changes({});
+            on_state_changed();
+          }
+          send_gossip_state(peer.address);
+        } else if constexpr (std::is_same_v<T, wire::Heartbeat>) {
+          send_control(peer.address, wire::HeartbeatAck{m.sequence});
+        } else if constexpr (std::is_same_v<T, wire::HeartbeatAck>) {
+          // Liveness evidence only; observe() already took it.
+        } else if constexpr (std::is_same_v<T, wire::ProbeRequest>) {
+          on_probe_request(peer, m);
+        } else if constexpr (std::is_same_v<T, wire::Probe>) {
+          send_control(peer.address, wire::ProbeAck{m.probe});
+        } else if constexpr (std::is_same_v<T, wire::ProbeAck>) {
+          on_probe_ack(peer, m);
+        } else if constexpr (std::is_same_v<T, wire::ProbeAlive>) {
+          on_probe_alive(peer, m);
+        } else if constexpr (std::is_same_v<T, wire::GossipDigest>) {
+          if (m.digest == digest_) {
+            const auto at = std::lower_bound(seen_.begin(), seen_.end(), peer);
+            if (at == seen_.end() || *at != peer) seen_.insert(at, peer);
+          } else {
+            send_gossip_state(peer.address);
+          }
+        } else if constexpr (std::is_same_v<T, wire::GossipState>) {
+          merge_gossip(peer, std::move(m));
+        } else {
+          static_assert(std::is_same_v<T, wire::Hello>);
+        }
+      },
+      std::move(message));
+}
+
+// --- Ticks and outputs
+
+void Kernel::handle_tick(Instant now) {
+  advance(now);
+  if (shut_down_) return;
+  expire_asks();
+  expire_probes();
+  if (now_ >= next_heartbeat_) heartbeat_round();
+  check_detectors();
+  if (now_ >= next_gossip_) gossip_round();
+  connect_due(now_);
+  dispatch();
+  sweep();
+}
+
+std::optional<LinkCommand> Kernel::poll_command() {
+  if (commands_.empty()) return std::nullopt;
+  LinkCommand command = std::move(commands_.front());
+  commands_.pop_front();
+  return command;
+}
+
+std::optional<Transmit> Kernel::poll_transmit() {
+  lent_.clear();
+  const auto lend = [&](std::vector<std::uint8_t>& buffer, LinkId link) {
+    lent_.swap(buffer);
+    counters_.bytes_out += lent_.size();
+    return Transmit{link, lent_};
+  };
+  for (auto& [address, out] : outbound_) {
+    if (!out.connected || out.retired) continue;
+    if (!out.control.empty()) return lend(out.control, *out.link);
+    if (!out.user.empty()) {
+      out.user_frames = 0;
+      return lend(out.user, *out.link);
+    }
+  }
+  for (auto& [link, in] : inbound_) {
+    if (!in.closed && !in.control.empty()) return lend(in.control, link);
+  }
+  return std::nullopt;
+}
+
+std::optional<Event> Kernel::poll_event() {
+  if (events_.empty()) return std::nullopt;
+  Event event = std::move(events_.front());
+  events_.pop_front();
+  return event;
+}
+
+Instant Kernel::next_deadline() const {
+  if (shut_down_) return asks_.next_deadline();
+  if (!run_queue_.empty()) return now_;
+  Instant next = std::min({next_gossip_, next_heartbeat_, asks_.next_deadline()});
+  for (const auto& [id, probe] : probes_asked_) next = std::min(next, probe.deadline);
+  for (const auto& [id, probe] : probes_helping_) next = std::min(next, probe.deadline);
+  for (const auto& [address, out] : outbound_) {
+    if (!out.link.has_value() && !out.retired) next = std::min(next, out.next_attempt);
+  }
+  return next;
+}
+
+std::size_t Kernel::outbound_bytes_queued(const NodeAddress& peer) const {
+  const auto it = outbound_.find(peer);
+  return it == outbound_.end() ? 0 : it->second.control.size() + it->second.user.size();
+}
+
+}  // namespace weft

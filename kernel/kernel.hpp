@@ -1,0 +1,257 @@
+// The weft kernel: one node's membership, failure detection and messaging,
+// as a pure state machine. No clock, socket, thread or unseeded randomness:
+// a driver (io/ for real sockets, sim/ for the simulator) feeds it inputs
+// stamped with `now` and drains what it produces.
+//
+// The methods come in four kinds:
+//   getters            const; never change state
+//   handle_*(now, ..)  something happened: a link came up or went down,
+//                      bytes arrived, time passed
+//   user commands      spawn, tell, ask, leave (also stamped with now)
+//   poll_*()           what the kernel wants done: link commands, bytes to
+//                      transmit, events; plus next_deadline()
+//
+// Calling order. After every input or command the driver drains, in this
+// order, until each returns nothing:
+//   1. poll_command()   connect / close links
+//   2. poll_transmit()  bytes per link, control frames ahead of user frames
+//   3. poll_event()     membership, reachability, ask completions, dead letters
+// and then arms its timer for next_deadline(), calling handle_tick(now) when
+// it fires (or earlier: extra ticks are harmless). `now` must never decrease.
+// A kernel with user messages still to dispatch reports next_deadline() ==
+// the current time, so one busy actor never starves the rest: messages are
+// dispatched in bounded batches, one batch per call.
+//
+// Links. Each node sends only on the links it dials (outbound) and reads
+// what peers send on links they dial (inbound), so per (sender, receiver)
+// pair there is exactly one ordered byte stream. Every link starts with a
+// hello each way; the dialer may send right behind its hello.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel/actors/ask_table.hpp"
+#include "kernel/actors/behavior.hpp"
+#include "kernel/actors/mailbox.hpp"
+#include "kernel/config.hpp"
+#include "kernel/detection/liveness_throttle.hpp"
+#include "kernel/detection/phi_detector.hpp"
+#include "kernel/events.hpp"
+#include "kernel/membership/member_table.hpp"
+#include "kernel/membership/reachability.hpp"
+#include "kernel/prng.hpp"
+#include "kernel/wire/frame.hpp"
+#include "kernel/wire/message.hpp"
+
+namespace weft {
+
+struct Transmit {
+  LinkId link;
+  std::span<const std::uint8_t> bytes;  // valid until the next poll_transmit()
+};
+
+// Counters for observability and for the simulator's checkers.
+struct KernelCounters {
+  std::uint64_t frames_in = 0;
+  std::uint64_t frames_out = 0;
+  std::uint64_t bytes_in = 0;
+  std::uint64_t bytes_out = 0;
+  std::uint64_t observations_passed = 0;      // reached a phi detector
+  std::uint64_t observations_throttled = 0;   // held back by the LivenessThrottle
+  std::uint64_t user_messages_dispatched = 0;
+  std::uint64_t gossip_states_sent = 0;
+  std::uint64_t links_closed[kAllCloseReasons.size()] = {};
+  std::uint64_t wire_errors[wire::kAllWireErrors.size()] = {};
+  std::uint64_t dead_letters[kDeadLetterReasonCount] = {};
+  std::uint64_t marks[kMarkCount] = {};
+  std::uint64_t ingest_rejected = 0;
+};
+
+class Kernel {
+ public:
+  // The config must be valid (Config::validate() empty): drivers validate
+  // and report before constructing. `seed` feeds the kernel's own PRNG.
+  Kernel(Config config, std::uint64_t seed);
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  // --- getters
+  const Config& config() const { return config_; }
+  const MemberId& self() const { return self_; }
+  MemberStatus self_status() const;
+  const MemberTable& members() const { return members_; }
+  const ReachabilityTable& reachability() const { return reachability_; }
+  // Every live member this node counts as reachable holds exactly this
+  // node's state (the seen set covers them).
+  bool converged() const;
+  // The lowest-address live, reachable member: the one that moves members
+  // up, out and down in this node's part of the cluster.
+  std::optional<NodeAddress> leader() const;
+  bool is_unreachable(const MemberId& subject) const;
+  std::uint64_t state_digest() const { return digest_; }
+  std::span<const MemberId> seen_by() const { return seen_; }
+  const KernelCounters& counters() const { return counters_; }
+  bool is_shut_down() const { return shut_down_; }
+  // The subjects this node monitors (its ring successors), in order.
+  std::vector<MemberId> monitored_subjects() const;
+  // phi for a monitored subject (0 if not monitored).
+  double phi(const MemberId& subject, Instant now) const;
+  std::size_t mailbox_size(std::string_view actor) const;
+  std::size_t pending_asks() const { return asks_.size(); }
+  std::size_t outbound_bytes_queued(const NodeAddress& peer) const;
+
+  // --- inputs
+  // A peer connected to us; returns the id the driver must use for it.
+  LinkId handle_link_accepted(Instant now);
+  // A link we asked for (ConnectCommand) is connected.
+  void handle_link_up(Instant now, LinkId link);
+  // A link is gone (or a connect failed).
+  void handle_link_down(Instant now, LinkId link, LinkDownCause cause);
+  void handle_bytes(Instant now, LinkId link, std::span<const std::uint8_t> bytes);
+  void handle_tick(Instant now);
+
+  // --- user commands
+  // Registers an actor under `name` on this node (names are unique).
+  ActorRef spawn(Instant now, std::string name, std::unique_ptr<Behavior> behavior);
+  // One-way message; `sender` may be empty (no actor).
+  SendResult tell(Instant now, const ActorRef& target, std::uint32_t type_tag,
+                  std::span<const std::uint8_t> body);
+  // Request-response from outside any actor; completes exactly once as an
+  // AskCompleted event with this id.
+  AskId ask(Instant now, const ActorRef& target, std::uint32_t type_tag,
+            std::span<const std::uint8_t> body, Duration timeout);
+  // Graceful leave: leaving -> exiting -> removed, then a ShutdownEvent.
+  void leave(Instant now);
+
+  // --- outputs
+  std::optional<LinkCommand> poll_command();
+  std::optional<Transmit> poll_transmit();
+  std::optional<Event> poll_event();
+  Instant next_deadline() const;
+
+ private:
+  class ActorContext;
+  struct Actor;
+  struct Outbound;
+  struct Inbound;
+  struct Monitor;
+  struct ProbeAsked;
+  struct ProbeHelping;
+
+  // kernel.cpp: clock, links, frames, outputs
+  void advance(Instant now);
+  void close_inbound(LinkId link, CloseReason reason, wire::WireError error = wire::WireError::none);
+  void close_outbound(const NodeAddress& peer, CloseReason reason,
+                      wire::WireError error = wire::WireError::none);
+  void on_inbound_frame(LinkId id, Inbound& link, std::span<const std::uint8_t> payload);
+  void sweep();
+  void on_outbound_frame(Outbound& link, std::span<const std::uint8_t> payload);
+  void on_message(const MemberId& peer, wire::Message&& message);
+  wire::Hello make_hello(std::array<std::uint8_t, wire::kNonceBytes> nonce) const;
+  std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
+  Outbound& outbound(const NodeAddress& peer);
+  void connect_due(Instant now);
+  template <class Message>
+  void send_control(const NodeAddress& peer, const Message& message);
+  void mark(Mark m);
+
+  // kernel_membership.cpp: join, gossip, leader actions, downing, rejoin
+  void start_membership();
+  void on_state_changed();
+  void apply_status(const NodeAddress& address, MemberStatus status);
+  void merge_gossip(const MemberId& from, wire::GossipState&& state);
+  bool accept_record(const Member& incoming) const;
+  void emit_member_changes(const std::vector<Member>& before);
+  void gossip_round();
+  void send_gossip_state(const NodeAddress& peer);
+  wire::GossipState make_gossip_state() const;
+  void leader_actions();
+  void check_self_status();
+  void rejoin();
+  void prune_gone();
+  void update_reachability_view();
+  bool counts_as_observer(const MemberId& observer) const;
+  bool is_live(const NodeAddress& address) const;
+  std::vector<NodeAddress> live_peers() const;
+
+  // kernel_detection.cpp: monitoring ring, heartbeats, probes
+  void refresh_monitors();
+  void heartbeat_round();
+  void observe(const MemberId& peer);
+  void check_detectors();
+  void start_probe(const MemberId& subject);
+  void on_probe_request(const MemberId& from, const wire::ProbeRequest& request);
+  void on_probe_ack(const MemberId& from, const wire::ProbeAck& ack);
+  void on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive);
+  void expire_probes();
+  void forgive_own_pause();
+
+  // kernel_actors.cpp: local delivery, remote sends, asks, dispatch
+  SendResult send_user(const wire::Envelope& envelope);
+  SendResult deliver_local(std::string_view actor, const Delivery& delivery);
+  void on_envelope(const MemberId& peer, const wire::Envelope& envelope);
+  void complete_ask(const PendingAsk& ask, AskOutcome outcome, std::uint32_t type_tag,
+                    std::span<const std::uint8_t> body);
+  void fail_asks_to(const NodeAddress& node);
+  void expire_asks();
+  void dispatch();
+  void dead_letter(DeadLetterReason reason, const ActorRef& target, std::uint32_t type_tag);
+  AskId start_ask(Asker asker, const wire::ActorRefView& sender, const ActorRef& target,
+                  std::uint32_t type_tag, std::span<const std::uint8_t> body, Duration timeout);
+
+  Config config_;
+  Prng prng_;
+  MemberId self_;
+  Instant now_;
+  bool started_ = false;
+  bool shut_down_ = false;
+  bool leaving_ = false;
+
+  // Membership state (the gossip payload) and its bookkeeping.
+  MemberTable members_;
+  ReachabilityTable reachability_;
+  std::uint64_t digest_ = 0;
+  std::vector<MemberId> seen_;                   // sorted
+  std::map<NodeAddress, Instant> unreachable_since_;
+  std::map<NodeAddress, Instant> down_since_;
+  std::map<NodeAddress, Instant> removed_since_;
+  std::vector<MemberId> unreachable_view_;       // sorted; for ReachabilityEvents
+  Instant next_gossip_;
+  Instant next_join_attempt_;
+  Instant next_heartbeat_;
+
+  // Failure detection.
+  std::map<MemberId, Monitor> monitors_;         // subjects this node observes
+  std::map<NodeAddress, Instant> last_heard_;    // any frame, any peer
+  std::uint64_t heartbeat_sequence_ = 0;
+  std::uint64_t next_probe_id_ = 1;
+  std::map<std::uint64_t, ProbeAsked> probes_asked_;      // this node suspects
+  std::map<std::uint64_t, ProbeHelping> probes_helping_;  // this node helps
+
+  // Links.
+  std::uint64_t next_link_id_ = 1;
+  std::map<NodeAddress, Outbound> outbound_;
+  std::map<LinkId, NodeAddress> outbound_by_link_;
+  std::map<LinkId, Inbound> inbound_;
+  std::deque<LinkCommand> commands_;
+  std::vector<std::uint8_t> lent_;               // bytes handed out by poll_transmit
+
+  // Actors.
+  std::vector<std::unique_ptr<Actor>> actors_;
+  std::map<std::string, std::uint32_t, std::less<>> actor_index_;
+  std::deque<std::uint32_t> run_queue_;
+  AskTable asks_;
+  std::deque<Event> events_;
+  KernelCounters counters_;
+};
+
+}  // namespace weft

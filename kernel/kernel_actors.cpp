@@ -1,0 +1,278 @@
+// Actors and messaging: local short-circuit delivery, remote sends, asks and
+// their completions, and dispatch in bounded batches.
+#include <algorithm>
+
+#include "kernel/kernel.hpp"
+#include "kernel/kernel_internal.hpp"
+
+namespace weft {
+namespace {
+
+ActorRefView view_of(const wire::ActorRefView& ref) {
+  return ActorRefView{ref.node.host, ref.node.port, ref.name};
+}
+
+DeliveryKind delivery_kind(wire::MessageKind kind) {
+  return kind == wire::MessageKind::ask ? DeliveryKind::ask : DeliveryKind::tell;
+}
+
+// The name external asks travel under: replies are routed by correlation id,
+// so the name only has to be a valid one.
+constexpr std::string_view kExternalAsker = "$ask";
+
+}  // namespace
+
+class Kernel::ActorContext final : public Context {
+ public:
+  ActorContext(Kernel& kernel, std::uint32_t actor, const MailboxSlot& current)
+      : kernel_(kernel), actor_(actor), current_(current) {}
+
+  const ActorRef& self() const override { return kernel_.actors_[actor_]->ref; }
+  Instant now() const override { return kernel_.now_; }
+
+  SendResult tell(const ActorRef& target, std::uint32_t type_tag,
+                  std::span<const std::uint8_t> body) override {
+    wire::Envelope envelope{wire::MessageKind::tell, wire::ActorRefView::of(target),
+                            wire::ActorRefView::of(self()), 0, type_tag, body};
+    return kernel_.send_user(envelope);
+  }
+
+  AskId ask(const ActorRef& target, std::uint32_t type_tag, std::span<const std::uint8_t> body,
+            Duration timeout) override {
+    return kernel_.start_ask(Asker{actor_}, wire::ActorRefView::of(self()), target, type_tag, body,
+                             timeout);
+  }
+
+  SendResult reply(std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
+    if (current_.kind != DeliveryKind::ask) {
+      kernel_.dead_letter(DeadLetterReason::reply_outside_ask, self(), type_tag);
+      return SendResult::unknown_actor;
+    }
+    const wire::ActorRefView target{{current_.sender_host, current_.sender_port}, current_.sender_name};
+    wire::Envelope envelope{wire::MessageKind::reply, target, wire::ActorRefView::of(self()),
+                            current_.correlation_id, type_tag, body};
+    return kernel_.send_user(envelope);
+  }
+
+ private:
+  Kernel& kernel_;
+  std::uint32_t actor_;
+  const MailboxSlot& current_;
+};
+
+ActorRef Kernel::spawn(Instant now, std::string name, std::unique_ptr<Behavior> behavior) {
+  advance(now);
+  WEFT_ASSERT(!name.empty() && name.size() <= wire::kMaxActorNameBytes);
+  WEFT_ASSERT(actor_index_.find(name) == actor_index_.end());
+  WEFT_ASSERT(behavior != nullptr);
+  const auto index = static_cast<std::uint32_t>(actors_.size());
+  ActorRef ref{self_.address, name};
+  actors_.push_back(std::make_unique<Actor>(Actor{name, ref, std::move(behavior),
+                                                  Mailbox(config_.mailbox_capacity, config_.mailbox_overflow),
+                                                  {}, false}));
+  actor_index_.emplace(std::move(name), index);
+  return ref;
+}
+
+SendResult Kernel::tell(Instant now, const ActorRef& target, std::uint32_t type_tag,
+                        std::span<const std::uint8_t> body) {
+  advance(now);
+  wire::Envelope envelope{wire::MessageKind::tell, wire::ActorRefView::of(target), {}, 0, type_tag, body};
+  const SendResult result = send_user(envelope);
+  sweep();
+  return result;
+}
+
+AskId Kernel::ask(Instant now, const ActorRef& target, std::uint32_t type_tag,
+                  std::span<const std::uint8_t> body, Duration timeout) {
+  advance(now);
+  const wire::ActorRefView sender{wire::AddressView::of(self_.address), kExternalAsker};
+  const AskId id = start_ask(Asker{}, sender, target, type_tag, body, timeout);
+  sweep();
+  return id;
+}
+
+AskId Kernel::start_ask(Asker asker, const wire::ActorRefView& sender, const ActorRef& target,
+                        std::uint32_t type_tag, std::span<const std::uint8_t> body, Duration timeout) {
+  WEFT_ASSERT(timeout > Duration::zero());
+  if (asks_.full()) {
+    const AskId id = asks_.refuse();
+    complete_ask(PendingAsk{id, asker, target.node, now_}, AskOutcome::rejected, 0, {});
+    return id;
+  }
+  const AskId id = asks_.add(asker, target.node, now_ + timeout);
+  wire::Envelope envelope{wire::MessageKind::ask, wire::ActorRefView::of(target), sender, id, type_tag, body};
+  const SendResult result = send_user(envelope);
+  if (result != SendResult::sent) {
+    if (const auto pending = asks_.take(id)) {
+      complete_ask(*pending,
+                   result == SendResult::member_down ? AskOutcome::target_down : AskOutcome::rejected, 0,
+                   {});
+    }
+  }
+  return id;
+}
+
+void Kernel::dead_letter(DeadLetterReason reason, const ActorRef& target, std::uint32_t type_tag) {
+  ++counters_.dead_letters[static_cast<std::size_t>(reason)];
+  events_.push_back(DeadLetter{reason, target, type_tag});
+}
+
+SendResult Kernel::send_user(const wire::Envelope& envelope) {
+  WEFT_ASSERT(wire::validate(envelope) == wire::WireError::none);
+  const wire::AddressView node = envelope.target.node;
+  if (node.host == self_.address.host && node.port == self_.address.port) {
+    // Short-circuit: a local target never touches the codec or a link (S5).
+    if (envelope.kind == wire::MessageKind::reply) {
+      if (const auto pending = asks_.take(envelope.correlation_id)) {
+        complete_ask(*pending, AskOutcome::reply, envelope.type_tag, envelope.body);
+      } else {
+        dead_letter(DeadLetterReason::late_reply, envelope.target.to_owned(), envelope.type_tag);
+      }
+      return SendResult::sent;
+    }
+    return deliver_local(envelope.target.name,
+                         Delivery{delivery_kind(envelope.kind), view_of(envelope.sender),
+                                  envelope.correlation_id, envelope.type_tag, envelope.body});
+  }
+  const NodeAddress address = node.to_owned();
+  const Member* member = members_.find(address);
+  if (member == nullptr) {
+    dead_letter(DeadLetterReason::unknown_member, envelope.target.to_owned(), envelope.type_tag);
+    return SendResult::unknown_member;
+  }
+  if (!is_live_status(member->status)) {
+    dead_letter(DeadLetterReason::member_down, envelope.target.to_owned(), envelope.type_tag);
+    return SendResult::member_down;
+  }
+  Outbound& out = outbound(address);
+  const std::size_t frame_bytes = wire::kFrameHeaderBytes + wire::encoded_size(envelope);
+  if (frame_bytes - wire::kFrameHeaderBytes > config_.max_frame_bytes) {
+    dead_letter(DeadLetterReason::too_large, envelope.target.to_owned(), envelope.type_tag);
+    return SendResult::too_large;
+  }
+  if (out.user.size() + frame_bytes > config_.max_outbound_user_bytes) {
+    dead_letter(DeadLetterReason::outbound_full, envelope.target.to_owned(), envelope.type_tag);
+    return SendResult::outbound_full;
+  }
+  (void)wire::append_frame(out.user, envelope, config_.max_frame_bytes);
+  ++out.user_frames;
+  ++counters_.frames_out;
+  return SendResult::sent;
+}
+
+SendResult Kernel::deliver_local(std::string_view name, const Delivery& delivery) {
+  const auto found = actor_index_.find(name);
+  if (found == actor_index_.end()) {
+    dead_letter(DeadLetterReason::unknown_actor, ActorRef{self_.address, std::string(name)},
+                delivery.type_tag);
+    return SendResult::unknown_actor;
+  }
+  Actor& actor = *actors_[found->second];
+  MailboxSlot dropped;
+  switch (actor.mailbox.push(delivery, &dropped)) {
+    case PushResult::queued: break;
+    case PushResult::rejected:
+      mark(Mark::mailbox_overflow);
+      dead_letter(DeadLetterReason::mailbox_full, actor.ref, delivery.type_tag);
+      return SendResult::mailbox_full;
+    case PushResult::dropped_oldest:
+      mark(Mark::mailbox_overflow);
+      dead_letter(DeadLetterReason::mailbox_full, actor.ref, dropped.type_tag);
+      break;
+  }
+  if (!actor.scheduled) {
+    actor.scheduled = true;
+    run_queue_.push_back(found->second);
+  }
+  return SendResult::sent;
+}
+
+void Kernel::on_envelope(const MemberId& peer, const wire::Envelope& envelope) {
+  (void)peer;
+  if (envelope.target.node.host != self_.address.host || envelope.target.node.port != self_.address.port) {
+    dead_letter(DeadLetterReason::misdelivered, envelope.target.to_owned(), envelope.type_tag);
+    return;
+  }
+  if (envelope.kind == wire::MessageKind::reply) {
+    if (const auto pending = asks_.take(envelope.correlation_id)) {
+      complete_ask(*pending, AskOutcome::reply, envelope.type_tag, envelope.body);
+    } else {
+      dead_letter(DeadLetterReason::late_reply, envelope.target.to_owned(), envelope.type_tag);
+    }
+    return;
+  }
+  (void)deliver_local(envelope.target.name,
+                      Delivery{delivery_kind(envelope.kind), view_of(envelope.sender),
+                               envelope.correlation_id, envelope.type_tag, envelope.body});
+}
+
+void Kernel::complete_ask(const PendingAsk& ask, AskOutcome outcome, std::uint32_t type_tag,
+                          std::span<const std::uint8_t> body) {
+  if (ask.asker.external()) {
+    events_.push_back(AskCompleted{ask.id, outcome, type_tag, {body.begin(), body.end()}});
+    return;
+  }
+  Actor& actor = *actors_[ask.asker.actor];
+  MailboxSlot& slot = actor.system.emplace_back();
+  switch (outcome) {
+    case AskOutcome::reply: slot.kind = DeliveryKind::reply; break;
+    case AskOutcome::timeout: slot.kind = DeliveryKind::ask_timeout; break;
+    case AskOutcome::target_down: slot.kind = DeliveryKind::ask_target_down; break;
+    case AskOutcome::rejected: slot.kind = DeliveryKind::ask_rejected; break;
+  }
+  slot.correlation_id = ask.id;
+  slot.type_tag = type_tag;
+  slot.body.assign(body.begin(), body.end());
+  if (!actor.scheduled) {
+    actor.scheduled = true;
+    run_queue_.push_back(ask.asker.actor);
+  }
+}
+
+void Kernel::fail_asks_to(const NodeAddress& node) {
+  for (const PendingAsk& ask : asks_.take_for_node(node)) {
+    complete_ask(ask, AskOutcome::target_down, 0, {});
+  }
+}
+
+void Kernel::expire_asks() {
+  for (const PendingAsk& ask : asks_.take_expired(now_)) complete_ask(ask, AskOutcome::timeout, 0, {});
+}
+
+void Kernel::dispatch() {
+  std::uint32_t budget = config_.dispatch_budget;
+  MailboxSlot current;
+  while (budget > 0 && !run_queue_.empty()) {
+    const std::uint32_t index = run_queue_.front();
+    run_queue_.pop_front();
+    actors_[index]->scheduled = false;
+    for (std::uint32_t n = 0; n < config_.dispatch_batch && budget > 0; ++n, --budget) {
+      Actor& actor = *actors_[index];  // re-read: a behaviour may spawn and grow actors_
+      if (!actor.system.empty()) {
+        std::swap(current, actor.system.front());
+        actor.system.pop_front();
+      } else if (!actor.mailbox.empty()) {
+        // Taken out, so the behaviour may enqueue to itself while it runs.
+        actor.mailbox.take(current);
+      } else {
+        break;
+      }
+      ActorContext context(*this, index, current);
+      actor.behavior->receive(context, current.view());
+      ++counters_.user_messages_dispatched;
+    }
+    Actor& actor = *actors_[index];
+    if (!actor.scheduled && (!actor.system.empty() || !actor.mailbox.empty())) {
+      actor.scheduled = true;
+      run_queue_.push_back(index);
+    }
+  }
+}
+
+std::size_t Kernel::mailbox_size(std::string_view actor) const {
+  const auto found = actor_index_.find(actor);
+  return found == actor_index_.end() ? 0 : actors_[found->second]->mailbox.size();
+}
+
+}  // namespace weft

@@ -1,0 +1,189 @@
+// Failure detection: the monitoring ring, heartbeats, liveness observations
+// through the throttle, phi checks, indirect probes, and forgiving this
+// node's own pauses.
+#include <algorithm>
+
+#include "kernel/kernel.hpp"
+#include "kernel/kernel_internal.hpp"
+
+namespace weft {
+namespace {
+
+// Position on the monitoring ring: a fingerprint of the address, so
+// neighbours are spread independently of how addresses sort (racks, hosts).
+std::uint64_t ring_key(const NodeAddress& address) {
+  return fingerprint_u64(fingerprint_bytes(7, address.host.data(), address.host.size()), address.port);
+}
+
+}  // namespace
+
+std::vector<MemberId> Kernel::monitored_subjects() const {
+  std::vector<MemberId> subjects;
+  for (const auto& [subject, monitor] : monitors_) subjects.push_back(subject);
+  return subjects;
+}
+
+double Kernel::phi(const MemberId& subject, Instant now) const {
+  const auto it = monitors_.find(subject);
+  return it == monitors_.end() ? 0.0 : it->second.detector.phi(now);
+}
+
+void Kernel::refresh_monitors() {
+  // Ring of live members; this node watches the `monitored_by` members after
+  // it, so each member is watched by the same number before it and total
+  // heartbeat traffic is O(N).
+  std::vector<std::pair<std::uint64_t, MemberId>> ring;
+  for (const Member& m : members_.members()) {
+    if (is_live_status(m.status)) ring.emplace_back(ring_key(m.address()), m.id);
+  }
+  std::sort(ring.begin(), ring.end());
+  std::vector<MemberId> wanted;
+  const auto me = std::find_if(ring.begin(), ring.end(), [&](const auto& e) { return e.second == self_; });
+  if (me != ring.end()) {
+    const std::size_t start = static_cast<std::size_t>(me - ring.begin());
+    const std::size_t count = std::min<std::size_t>(config_.monitored_by, ring.size() - 1);
+    for (std::size_t i = 1; i <= count; ++i) wanted.push_back(ring[(start + i) % ring.size()].second);
+  }
+  std::sort(wanted.begin(), wanted.end());
+
+  for (auto it = monitors_.begin(); it != monitors_.end();) {
+    if (std::binary_search(wanted.begin(), wanted.end(), it->first)) {
+      ++it;
+      continue;
+    }
+    // No longer ours to judge: withdraw any mark we made.
+    if (it->second.marked_unreachable) reachability_.mark_reachable(self_, it->first);
+    it = monitors_.erase(it);
+  }
+  for (const MemberId& subject : wanted) {
+    if (monitors_.count(subject) != 0) continue;
+    Monitor& monitor = monitors_.emplace(subject, Monitor(config_.phi_parameters(), config_.liveness_window))
+                           .first->second;
+    // Monitoring starts as if heard from now, so a subject that never
+    // answers still accrues suspicion.
+    monitor.detector.heartbeat(now_);
+    monitor.next_probe = now_;
+  }
+}
+
+void Kernel::heartbeat_round() {
+  next_heartbeat_ = now_ + config_.heartbeat_interval;
+  for (const auto& [subject, monitor] : monitors_) {
+    send_control(subject.address, wire::Heartbeat{++heartbeat_sequence_});
+  }
+}
+
+void Kernel::observe(const MemberId& peer) {
+  last_heard_[peer.address] = now_;
+  const auto it = monitors_.find(peer);
+  if (it == monitors_.end()) return;
+  Monitor& monitor = it->second;
+  if (!monitor.throttle.observe(now_)) {
+    ++counters_.observations_throttled;
+    return;
+  }
+  ++counters_.observations_passed;
+  monitor.detector.heartbeat(now_);
+  if (monitor.marked_unreachable && monitor.detector.available(now_)) {
+    monitor.marked_unreachable = false;
+    reachability_.mark_reachable(self_, peer);
+    mark(Mark::suspicion_refuted);
+    on_state_changed();
+  }
+}
+
+void Kernel::check_detectors() {
+  std::vector<MemberId> suspects;
+  for (const auto& [subject, monitor] : monitors_) {
+    if (monitor.marked_unreachable || now_ < monitor.next_probe) continue;
+    if (!monitor.detector.available(now_)) suspects.push_back(subject);
+  }
+  for (const MemberId& subject : suspects) start_probe(subject);
+}
+
+void Kernel::start_probe(const MemberId& subject) {
+  const auto it = monitors_.find(subject);
+  if (it == monitors_.end() || now_ < it->second.next_probe) return;
+  it->second.next_probe = now_ + config_.probe_timeout;
+  // Before blaming the subject, ask others whether they can reach it: one
+  // broken link between two healthy nodes must down neither (F4).
+  std::vector<NodeAddress> helpers;
+  for (const NodeAddress& peer : live_peers()) {
+    const Member* m = members_.find(peer);
+    if (peer != subject.address && !is_unreachable(m->id)) helpers.push_back(peer);
+  }
+  const std::uint64_t id = next_probe_id_++;
+  probes_asked_[id] = ProbeAsked{subject, now_ + config_.probe_timeout};
+  send_control(subject.address, wire::Probe{id});  // the direct path, once more
+  for (std::uint32_t i = 0; i < config_.indirect_probes && !helpers.empty(); ++i) {
+    const std::size_t pick = prng_.below(helpers.size());
+    send_control(helpers[pick], wire::ProbeRequest{subject, id});
+    helpers.erase(helpers.begin() + static_cast<std::ptrdiff_t>(pick));
+  }
+}
+
+void Kernel::on_probe_request(const MemberId& from, const wire::ProbeRequest& request) {
+  const auto heard = last_heard_.find(request.subject.address);
+  if (heard != last_heard_.end() && now_ - heard->second < config_.probe_timeout) {
+    send_control(from.address, wire::ProbeAlive{request.subject, request.probe});
+    return;
+  }
+  if (!is_live(request.subject.address) || request.subject.address == self_.address) return;
+  const std::uint64_t id = next_probe_id_++;
+  probes_helping_[id] = ProbeHelping{from, request.probe, request.subject, now_ + config_.probe_timeout};
+  send_control(request.subject.address, wire::Probe{id});
+}
+
+void Kernel::on_probe_ack(const MemberId& from, const wire::ProbeAck& ack) {
+  if (const auto helping = probes_helping_.find(ack.probe);
+      helping != probes_helping_.end() && helping->second.subject.address == from.address) {
+    send_control(helping->second.asker.address,
+                 wire::ProbeAlive{helping->second.subject, helping->second.asker_probe});
+    probes_helping_.erase(helping);
+    return;
+  }
+  if (const auto asked = probes_asked_.find(ack.probe);
+      asked != probes_asked_.end() && asked->second.subject.address == from.address) {
+    probes_asked_.erase(asked);  // the direct path works after all
+  }
+}
+
+void Kernel::on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive) {
+  (void)from;
+  const auto asked = probes_asked_.find(alive.probe);
+  if (asked == probes_asked_.end() || asked->second.subject != alive.subject) return;
+  probes_asked_.erase(asked);
+  mark(Mark::indirect_probe_saved);
+}
+
+void Kernel::expire_probes() {
+  std::vector<MemberId> condemned;
+  for (auto it = probes_asked_.begin(); it != probes_asked_.end();) {
+    if (it->second.deadline > now_) {
+      ++it;
+      continue;
+    }
+    condemned.push_back(it->second.subject);
+    it = probes_asked_.erase(it);
+  }
+  std::erase_if(probes_helping_, [&](const auto& entry) { return entry.second.deadline <= now_; });
+  bool changed = false;
+  for (const MemberId& subject : condemned) {
+    const auto monitor = monitors_.find(subject);
+    if (monitor == monitors_.end() || monitor->second.marked_unreachable) continue;
+    if (monitor->second.detector.available(now_)) continue;  // heard from it meanwhile
+    monitor->second.marked_unreachable = true;
+    changed = reachability_.mark_unreachable(self_, subject) || changed;
+  }
+  if (changed) on_state_changed();
+}
+
+void Kernel::forgive_own_pause() {
+  // This node was paused (a long gap between its own inputs): the silence of
+  // its peers during that gap is its own, not theirs (F3).
+  mark(Mark::self_pause_forgiven);
+  for (auto& [subject, monitor] : monitors_) monitor.detector.forgive_silence(now_);
+  for (auto& [id, probe] : probes_asked_) probe.deadline = std::max(probe.deadline, now_ + config_.probe_timeout);
+}
+
+}  // namespace weft

@@ -1,0 +1,71 @@
+// The kernel's private records, shared by the files that implement it
+// (kernel.cpp, kernel_membership.cpp, kernel_detection.cpp,
+// kernel_actors.cpp). Not part of the kernel's interface.
+#pragma once
+
+#include "kernel/kernel.hpp"
+
+namespace weft {
+
+struct Kernel::Actor {
+  std::string name;
+  ActorRef ref;
+  std::unique_ptr<Behavior> behavior;
+  Mailbox mailbox;
+  // Ask completions for this actor: delivered before user messages and never
+  // dropped (their number is bounded by max_pending_asks).
+  std::deque<MailboxSlot> system;
+  bool scheduled = false;  // in the run queue
+};
+
+// This node's sending side towards one peer address: the link it dials and
+// the frames waiting for it. Frames queue here while the link connects or
+// redials, within the configured bounds.
+struct Kernel::Outbound {
+  explicit Outbound(std::uint32_t max_frame_bytes) : decoder(max_frame_bytes) {}
+
+  std::optional<LinkId> link;
+  bool connected = false;
+  std::optional<MemberId> peer;         // from the peer's hello
+  wire::FrameDecoder decoder;           // reads the peer's hello reply
+  std::vector<std::uint8_t> control;    // whole frames, sent first
+  std::vector<std::uint8_t> user;       // whole frames
+  std::uint64_t user_frames = 0;        // frames in `user`, for link_lost counts
+  Instant next_attempt;
+  Duration backoff;
+  bool retired = false;                 // closed; erased after the current input
+};
+
+// A link a peer dialed: this node reads from it and answers only its hello.
+struct Kernel::Inbound {
+  explicit Inbound(std::uint32_t max_frame_bytes) : decoder(max_frame_bytes) {}
+
+  wire::FrameDecoder decoder;
+  std::optional<MemberId> peer;         // set by the peer's hello
+  std::vector<std::uint8_t> control;    // our hello reply
+  bool closed = false;                  // erased after the current input
+};
+
+// One subject this node observes.
+struct Kernel::Monitor {
+  Monitor(const PhiParameters& parameters, Duration window) : detector(parameters), throttle(window) {}
+
+  PhiDetector detector;
+  LivenessThrottle throttle;
+  bool marked_unreachable = false;   // this node's row lists the subject
+  Instant next_probe;                // no new probe round before this
+};
+
+struct Kernel::ProbeAsked {
+  MemberId subject;
+  Instant deadline;
+};
+
+struct Kernel::ProbeHelping {
+  MemberId asker;
+  std::uint64_t asker_probe = 0;
+  MemberId subject;
+  Instant deadline;
+};
+
+}  // namespace weft

@@ -1,0 +1,341 @@
+// Membership: joining through seeds, push-pull gossip with convergence
+// tracking, the leader's moves (up, exiting, removed, down), tombstones, and
+// rejoining after being downed while alive.
+#include <algorithm>
+
+#include "kernel/kernel.hpp"
+#include "kernel/kernel_internal.hpp"
+
+namespace weft {
+namespace {
+
+std::uint64_t combined_digest(const MemberTable& members, const ReachabilityTable& reachability) {
+  return fingerprint_u64(members.digest(), reachability.digest());
+}
+
+}  // namespace
+
+MemberStatus Kernel::self_status() const {
+  const Member* me = members_.find(self_.address);
+  WEFT_ASSERT(me != nullptr);
+  return me->status;
+}
+
+bool Kernel::is_live(const NodeAddress& address) const {
+  const Member* m = members_.find(address);
+  return m != nullptr && is_live_status(m->status);
+}
+
+bool Kernel::counts_as_observer(const MemberId& observer) const {
+  const Member* m = members_.find(observer.address);
+  if (m == nullptr || m->id != observer || !is_live_status(m->status)) return false;
+  // An observer others cannot reach is as likely the broken one.
+  return observer == self_ || !reachability_.is_unreachable(observer);
+}
+
+bool Kernel::is_unreachable(const MemberId& subject) const {
+  return std::binary_search(unreachable_view_.begin(), unreachable_view_.end(), subject);
+}
+
+std::vector<NodeAddress> Kernel::live_peers() const {
+  std::vector<NodeAddress> peers;
+  for (const Member& m : members_.members()) {
+    if (m.address() != self_.address && is_live_status(m.status)) peers.push_back(m.address());
+  }
+  return peers;
+}
+
+std::optional<NodeAddress> Kernel::leader() const {
+  // Prefer members past joining; a cluster of only joiners (a seed forming
+  // the cluster) elects among them.
+  for (bool allow_joining : {false, true}) {
+    for (const Member& m : members_.members()) {
+      if (!is_live_status(m.status) || is_unreachable(m.id)) continue;
+      if (m.status == MemberStatus::joining && !allow_joining) continue;
+      return m.address();
+    }
+  }
+  return std::nullopt;
+}
+
+bool Kernel::converged() const {
+  for (const Member& m : members_.members()) {
+    if (!is_live_status(m.status) || is_unreachable(m.id)) continue;
+    if (!std::binary_search(seen_.begin(), seen_.end(), m.id)) return false;
+  }
+  return true;
+}
+
+void Kernel::start_membership() {
+  members_.merge(Member{self_, MemberStatus::joining});
+  next_gossip_ = now_ + config_.gossip_interval;
+  next_heartbeat_ = now_ + config_.heartbeat_interval;
+  next_join_attempt_ = now_;
+  events_.push_back(MemberEvent{Member{self_, MemberStatus::joining}, false, MemberStatus::joining});
+  on_state_changed();
+}
+
+void Kernel::on_state_changed() {
+  refresh_monitors();
+  update_reachability_view();
+  digest_ = combined_digest(members_, reachability_);
+  seen_.assign(1, self_);
+}
+
+void Kernel::update_reachability_view() {
+  std::vector<MemberId> view;
+  for (const Member& m : members_.members()) {
+    if (!is_live_status(m.status)) continue;
+    const bool unreachable = reachability_.is_unreachable(
+        m.id, [&](const MemberId& observer) { return counts_as_observer(observer); });
+    if (unreachable) view.push_back(m.id);
+  }
+  // view is in address order, which for distinct addresses is MemberId order.
+  for (const MemberId& id : view) {
+    if (!std::binary_search(unreachable_view_.begin(), unreachable_view_.end(), id)) {
+      unreachable_since_[id.address] = now_;
+      events_.push_back(ReachabilityEvent{id, true});
+    }
+  }
+  for (const MemberId& id : unreachable_view_) {
+    if (!std::binary_search(view.begin(), view.end(), id)) {
+      unreachable_since_.erase(id.address);
+      if (is_live(id.address)) events_.push_back(ReachabilityEvent{id, false});
+    }
+  }
+  unreachable_view_ = std::move(view);
+}
+
+void Kernel::emit_member_changes(const std::vector<Member>& before) {
+  auto old = before.begin();
+  for (const Member& now_member : members_.members()) {
+    while (old != before.end() && old->address() < now_member.address()) ++old;
+    const bool known = old != before.end() && old->address() == now_member.address();
+    if (known && *old == now_member) continue;
+    events_.push_back(MemberEvent{now_member, known, known ? old->status : MemberStatus::joining});
+    const NodeAddress& address = now_member.address();
+    if (now_member.status == MemberStatus::down) down_since_.emplace(address, now_);
+    if (now_member.status == MemberStatus::removed) removed_since_.emplace(address, now_);
+    if (!is_live_status(now_member.status) && address != self_.address) {
+      // S3: nothing waits on a member that is gone.
+      fail_asks_to(address);
+      close_outbound(address, CloseReason::peer_gone);
+    }
+  }
+}
+
+void Kernel::apply_status(const NodeAddress& address, MemberStatus status) {
+  const Member* m = members_.find(address);
+  WEFT_ASSERT(m != nullptr);
+  WEFT_ASSERT(status >= m->status);  // M2: forward only
+  if (status == m->status) return;
+  const std::vector<Member> before(members_.members().begin(), members_.members().end());
+  members_.merge(Member{m->id, status});
+  emit_member_changes(before);
+  on_state_changed();
+}
+
+bool Kernel::accept_record(const Member& incoming) const {
+  if (incoming.incarnation().value == 0) return false;
+  if (incoming.address() == self_.address) {
+    // Another process claiming this address with a newer life.
+    return incoming.incarnation() <= self_.incarnation;
+  }
+  if (const Member* known = members_.find(incoming.address())) {
+    if (incoming.incarnation() > known->incarnation() &&
+        incoming.incarnation().value - known->incarnation().value > config_.max_incarnation_jump) {
+      return false;
+    }
+  }
+  return true;
+}
+
+wire::GossipState Kernel::make_gossip_state() const {
+  wire::GossipState state;
+  state.members.assign(members_.members().begin(), members_.members().end());
+  state.rows.assign(reachability_.rows().begin(), reachability_.rows().end());
+  state.seen = seen_;
+  return state;
+}
+
+void Kernel::send_gossip_state(const NodeAddress& peer) {
+  send_control(peer, make_gossip_state());
+  ++counters_.gossip_states_sent;
+}
+
+void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
+  MemberTable incoming;
+  for (const Member& m : state.members) {
+    if (accept_record(m)) {
+      incoming.merge(m);
+    } else {
+      ++counters_.ingest_rejected;
+      mark(Mark::ingest_guard);
+    }
+  }
+  ReachabilityTable incoming_rows;
+  for (const ReachabilityRow& row : state.rows) incoming_rows.merge(row);
+  const std::uint64_t incoming_digest = combined_digest(incoming, incoming_rows);
+
+  const std::vector<Member> before(members_.members().begin(), members_.members().end());
+  const bool members_changed = members_.merge(incoming);
+  const bool rows_changed = reachability_.merge(incoming_rows);
+  if (members_changed) emit_member_changes(before);
+  if (members_changed || rows_changed) on_state_changed();
+
+  if (digest_ == incoming_digest) {
+    // Same state as the sender's: whoever saw it has now seen ours.
+    std::vector<MemberId> merged;
+    std::set_union(seen_.begin(), seen_.end(), state.seen.begin(), state.seen.end(),
+                   std::back_inserter(merged));
+    seen_.swap(merged);
+    for (const MemberId& id : {self_, from}) {
+      const auto at = std::lower_bound(seen_.begin(), seen_.end(), id);
+      if (at == seen_.end() || *at != id) seen_.insert(at, id);
+    }
+  } else {
+    send_gossip_state(from.address);  // we hold something the sender lacks
+  }
+  check_self_status();
+}
+
+void Kernel::check_self_status() {
+  const Member* me = members_.find(self_.address);
+  WEFT_ASSERT(me != nullptr);
+  if (me->id != self_) return;  // a newer record of ours is pending; nothing to do
+  if (me->status == MemberStatus::removed && leaving_) {
+    shut_down_ = true;
+    events_.push_back(ShutdownEvent{false});
+    return;
+  }
+  if (me->status != MemberStatus::down && me->status != MemberStatus::removed) return;
+  // Downed while alive (M3: a live node never keeps itself down).
+  if (config_.on_downed == OnDowned::shut_down) {
+    shut_down_ = true;
+    events_.push_back(ShutdownEvent{true});
+    return;
+  }
+  rejoin();
+}
+
+void Kernel::rejoin() {
+  mark(Mark::rejoined_after_down);
+  const Member* me = members_.find(self_.address);
+  self_.incarnation = Incarnation{std::max(me->incarnation().value, self_.incarnation.value) + 1};
+  for (const auto& [address, out] : outbound_) {
+    if (!out.retired) close_outbound(address, CloseReason::rejoining);
+  }
+  for (const auto& [link, in] : inbound_) close_inbound(link, CloseReason::rejoining);
+  monitors_.clear();
+  probes_asked_.clear();
+  probes_helping_.clear();
+  leaving_ = false;
+  const std::vector<Member> before(members_.members().begin(), members_.members().end());
+  members_.merge(Member{self_, MemberStatus::joining});
+  emit_member_changes(before);
+  next_join_attempt_ = now_;
+  on_state_changed();
+}
+
+void Kernel::leave(Instant now) {
+  advance(now);
+  if (shut_down_ || leaving_) return;
+  leaving_ = true;
+  if (self_status() < MemberStatus::leaving) apply_status(self_.address, MemberStatus::leaving);
+  sweep();
+}
+
+void Kernel::prune_gone() {
+  std::vector<NodeAddress> expired;
+  for (const auto& [address, since] : removed_since_) {
+    if (now_ - since >= config_.tombstone_ttl) expired.push_back(address);
+  }
+  for (const NodeAddress& address : expired) {
+    removed_since_.erase(address);
+    down_since_.erase(address);
+    members_.prune([&](const Member& m) {
+      return m.address() == address && m.status == MemberStatus::removed;
+    });
+  }
+  // Rows and entries about lives that are over: a superseded incarnation, or
+  // a member removed or pruned.
+  const auto gone = [&](const MemberId& id) {
+    const Member* m = members_.find(id.address);
+    return m == nullptr || m->id != id || m->status == MemberStatus::removed;
+  };
+  const bool rows_changed = reachability_.prune(gone) > 0;
+  if (!expired.empty() || rows_changed) on_state_changed();
+}
+
+void Kernel::leader_actions() {
+  if (leader() != self_.address) return;
+  const bool is_converged = converged();
+  const std::vector<Member> snapshot(members_.members().begin(), members_.members().end());
+  for (const Member& m : snapshot) {
+    const auto unreachable = unreachable_since_.find(m.address());
+    if (is_live_status(m.status) && m.address() != self_.address && unreachable != unreachable_since_.end() &&
+        now_ - unreachable->second >= config_.down_after_unreachable) {
+      apply_status(m.address(), MemberStatus::down);
+      continue;
+    }
+    if (m.status == MemberStatus::down) {
+      const auto since = down_since_.find(m.address());
+      if (since != down_since_.end() && now_ - since->second >= config_.remove_after_down) {
+        apply_status(m.address(), MemberStatus::removed);
+      }
+      continue;
+    }
+    if (!is_converged || is_unreachable(m.id)) continue;
+    switch (m.status) {
+      case MemberStatus::joining: apply_status(m.address(), MemberStatus::up); break;
+      case MemberStatus::leaving: apply_status(m.address(), MemberStatus::exiting); break;
+      case MemberStatus::exiting: apply_status(m.address(), MemberStatus::removed); break;
+      case MemberStatus::up:
+      case MemberStatus::down:
+      case MemberStatus::removed: break;
+    }
+  }
+}
+
+void Kernel::gossip_round() {
+  next_gossip_ = now_ + config_.gossip_interval;
+  prune_gone();
+  leader_actions();
+  check_self_status();
+  if (shut_down_) return;
+
+  std::vector<NodeAddress> peers = live_peers();
+  if (peers.empty() && now_ >= next_join_attempt_) {
+    next_join_attempt_ = now_ + config_.join_retry_interval;
+    for (const NodeAddress& seed : config_.seeds) {
+      if (seed != self_.address) send_control(seed, wire::Join{});
+    }
+  }
+  // Links to addresses that are neither live members nor seeds being tried
+  // are closed: nothing will be sent there.
+  for (const auto& [address, out] : outbound_) {
+    if (out.retired || is_live(address)) continue;
+    const bool joining_seed = peers.empty() &&
+        std::find(config_.seeds.begin(), config_.seeds.end(), address) != config_.seeds.end();
+    if (!joining_seed) close_outbound(address, CloseReason::peer_gone);
+  }
+
+  // Push-pull: a digest to `fanout` peers, preferring ones that have not
+  // seen this state (Akka's biased gossip); the state follows only where the
+  // digests differ.
+  std::vector<NodeAddress> unseen;
+  for (const NodeAddress& peer : peers) {
+    const Member* m = members_.find(peer);
+    if (!std::binary_search(seen_.begin(), seen_.end(), m->id)) unseen.push_back(peer);
+  }
+  for (std::uint32_t i = 0; i < config_.gossip_fanout && !peers.empty(); ++i) {
+    std::vector<NodeAddress>& pool = (!unseen.empty() && prng_.chance(Ratio{4, 5})) ? unseen : peers;
+    const std::size_t pick = prng_.below(pool.size());
+    const NodeAddress chosen = pool[pick];
+    send_control(chosen, wire::GossipDigest{digest_});
+    std::erase(peers, chosen);
+    std::erase(unseen, chosen);
+  }
+}
+
+}  // namespace weft
