@@ -88,18 +88,6 @@ std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
   return std::nullopt;
 }
 
-template <class Message>
-void Kernel::send_control(const NodeAddress& peer, const Message& message) {
-  Outbound& out = outbound(peer);
-  if (wire::append_frame(out.control, message, config_.max_frame_bytes) != wire::WireError::none) {
-    return;  // a control message never exceeds a frame; gossip is bounded far below
-  }
-  ++counters_.frames_out;
-  if (out.control.size() > config_.max_outbound_control_bytes) {
-    close_outbound(peer, CloseReason::control_overflow);
-  }
-}
-
 void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::WireError error) {
   const auto it = outbound_.find(peer);
   if (it == outbound_.end()) return;
@@ -162,6 +150,9 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
   advance(now);
   if (const auto in = inbound_.find(link); in != inbound_.end()) {
     if (in->second.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
+    // A peer's closed link voids what we last heard from it: a helper asked
+    // to vouch for it must probe, not quote stale evidence.
+    if (in->second.peer && cause == LinkDownCause::closed_by_peer) last_heard_.erase(in->second.peer->address);
     inbound_.erase(in);
     return;
   }
@@ -179,12 +170,14 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
       prng_.below(static_cast<std::uint64_t>(out.backoff.ns() / 4 + 1))));
   out.next_attempt = now_ + out.backoff + jitter;
   out.backoff = std::min(out.backoff * 2, config_.reconnect_backoff_max);
-  if (cause == LinkDownCause::refused || cause == LinkDownCause::closed_by_peer) {
-    // A closed or refused link is stronger evidence than silence: a dead
-    // process's sockets are closed by its OS at once. Probe without waiting
-    // for phi (a paused process keeps its sockets open and is not affected).
+  if (cause == LinkDownCause::refused) {
+    // A refused redial is stronger evidence than silence: a dead process's
+    // sockets are closed by its OS at once and nothing listens any more.
+    // Probe without waiting for phi (a paused process keeps its sockets open
+    // and accepts, so it is not affected).
+    last_heard_.erase(peer);
     for (auto& [subject, monitor] : monitors_) {
-      if (subject.address == peer && cause == LinkDownCause::refused && !monitor.marked_unreachable) {
+      if (subject.address == peer && !monitor.marked_unreachable) {
         mark(Mark::early_crash_suspicion);
         start_probe(subject);
       }

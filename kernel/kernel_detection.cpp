@@ -113,7 +113,7 @@ void Kernel::start_probe(const MemberId& subject) {
     if (peer != subject.address && !is_unreachable(m->id)) helpers.push_back(peer);
   }
   const std::uint64_t id = next_probe_id_++;
-  probes_asked_[id] = ProbeAsked{subject, now_ + config_.probe_timeout};
+  probes_asked_[id] = ProbeAsked{subject, now_, now_ + config_.probe_timeout};
   send_control(subject.address, wire::Probe{id});  // the direct path, once more
   for (std::uint32_t i = 0; i < config_.indirect_probes && !helpers.empty(); ++i) {
     const std::size_t pick = prng_.below(helpers.size());
@@ -163,7 +163,9 @@ void Kernel::expire_probes() {
       ++it;
       continue;
     }
-    condemned.push_back(it->second.subject);
+    const auto heard = last_heard_.find(it->second.subject.address);
+    const bool heard_since = heard != last_heard_.end() && heard->second > it->second.started;
+    if (!heard_since) condemned.push_back(it->second.subject);
     it = probes_asked_.erase(it);
   }
   std::erase_if(probes_helping_, [&](const auto& entry) { return entry.second.deadline <= now_; });
@@ -171,7 +173,6 @@ void Kernel::expire_probes() {
   for (const MemberId& subject : condemned) {
     const auto monitor = monitors_.find(subject);
     if (monitor == monitors_.end() || monitor->second.marked_unreachable) continue;
-    if (monitor->second.detector.available(now_)) continue;  // heard from it meanwhile
     monitor->second.marked_unreachable = true;
     changed = reachability_.mark_unreachable(self_, subject) || changed;
   }

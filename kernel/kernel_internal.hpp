@@ -58,6 +58,7 @@ struct Kernel::Monitor {
 
 struct Kernel::ProbeAsked {
   MemberId subject;
+  Instant started;
   Instant deadline;
 };
 
@@ -67,5 +68,19 @@ struct Kernel::ProbeHelping {
   MemberId subject;
   Instant deadline;
 };
+
+// Queues a control frame to `peer`, ahead of user frames. A control queue
+// past its bound means the peer reads nothing: the link is closed.
+template <class Message>
+void Kernel::send_control(const NodeAddress& peer, const Message& message) {
+  Outbound& out = outbound(peer);
+  if (wire::append_frame(out.control, message, config_.max_frame_bytes) != wire::WireError::none) {
+    return;  // a control message never exceeds a frame; gossip is bounded far below
+  }
+  ++counters_.frames_out;
+  if (out.control.size() > config_.max_outbound_control_bytes) {
+    close_outbound(peer, CloseReason::control_overflow);
+  }
+}
 
 }  // namespace weft

@@ -1,0 +1,98 @@
+// Goal: three real kernels wired by hand show, step by step, a join, a crash
+// detected and downed, and a suspicion refuted after a pause, plus one broken
+// link that downs nobody. Each step names the scenario line it checks.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "kernel_harness.hpp"
+
+namespace weft::testing {
+namespace {
+
+constexpr auto kUp = MemberStatus::up;
+
+TEST(ThreeKernels, JoinThroughASeed) {
+  Harness h(3);
+  // n1 forms the cluster; n2 and n3 join through it.
+  const auto took = h.advance_until(
+      [&] {
+        for (std::size_t subject = 1; subject <= 3; ++subject) {
+          if (!h.all_see_status({1, 2, 3}, subject, kUp)) return false;
+        }
+        return h.node(1).converged() && h.node(2).converged() && h.node(3).converged();
+      },
+      Duration::seconds(10));
+  h.expect(took.has_value(), "all three see all three up and converged within 10 s");
+  h.expect(h.node(1).state_digest() == h.node(2).state_digest() &&
+               h.node(2).state_digest() == h.node(3).state_digest(),
+           "identical views");
+  h.expect(h.node(1).leader() == h.address(1), "the lowest address leads");
+  h.expect(h.node(2).monitored_subjects().size() == 2, "each node monitors both others (k capped at N-1)");
+}
+
+TEST(ThreeKernels, CrashIsDetectedDownedAndRemoved) {
+  Harness h(3);
+  h.advance(Duration::seconds(5));
+  h.expect(h.all_see_status({1, 2, 3}, 3, kUp), "n3 up everywhere before the crash");
+
+  h.crash(3);
+  const Bounds bounds = compute_bounds(h.node(1).config(), 3);
+  const auto unreachable = h.advance_until(
+      [&] { return h.unreachable_seen_by(1, 3) && h.unreachable_seen_by(2, 3); }, bounds.detect);
+  h.expect(unreachable.has_value(), "n1 and n2 mark n3 unreachable within T_detect");
+  const auto down = h.advance_until([&] { return h.all_see_status({1, 2}, 3, MemberStatus::down); },
+                                    bounds.down);
+  h.expect(down.has_value(), "n3 is down on n1 and n2 within T_down");
+  const auto removed = h.advance_until(
+      [&] { return h.all_see_status({1, 2}, 3, MemberStatus::removed); }, Duration::seconds(10));
+  h.expect(removed.has_value(), "then removed");
+  std::printf("crash: unreachable after %lld ms (T_detect %lld), down %lld ms later (T_down %lld)\n",
+              static_cast<long long>(unreachable.value_or(Duration::zero()).ms()),
+              static_cast<long long>(bounds.detect.ms()),
+              static_cast<long long>(down.value_or(Duration::zero()).ms()),
+              static_cast<long long>(bounds.down.ms()));
+  h.expect(h.all_see_status({1, 2}, 1, kUp) && h.all_see_status({1, 2}, 2, kUp),
+           "the survivors stay up");
+  h.expect(h.node(1).counters().marks[static_cast<std::size_t>(Mark::early_crash_suspicion)] > 0 ||
+               h.node(2).counters().marks[static_cast<std::size_t>(Mark::early_crash_suspicion)] > 0,
+           "a refused redial started probing before phi did");
+}
+
+TEST(ThreeKernels, PauseSuspicionIsRefutedWithoutRestart) {
+  Harness h(3, [](Config& c) { c.down_after_unreachable = Duration::seconds(30); });
+  h.advance(Duration::seconds(5));
+  const Incarnation before = h.node(3).self().incarnation;
+
+  h.pause(3);  // a long GC pause: links stay open and silent
+  const auto suspected = h.advance_until([&] { return h.unreachable_seen_by(1, 3); }, Duration::seconds(12));
+  h.expect(suspected.has_value(), "n1 suspects the paused n3");
+  h.expect(*suspected > Duration::seconds(3), "not before the acceptable pause");
+
+  std::printf("pause: suspected after %lld ms\n", static_cast<long long>(suspected.value_or(Duration::zero()).ms()));
+  h.resume(3);
+  const auto refuted = h.advance_until(
+      [&] { return !h.unreachable_seen_by(1, 3) && !h.unreachable_seen_by(2, 3); }, Duration::seconds(5));
+  h.expect(refuted.has_value(), "the suspicion is refuted once n3 answers again");
+  h.expect(h.all_see_status({1, 2, 3}, 3, kUp), "n3 stays up");
+  h.expect(h.node(3).self().incarnation == before, "without a restart");
+  h.expect(h.node(3).counters().marks[static_cast<std::size_t>(Mark::self_pause_forgiven)] > 0,
+           "n3 forgave its own pause instead of blaming n1 and n2");
+  h.expect(!h.unreachable_seen_by(3, 1) && !h.unreachable_seen_by(3, 2), "n3 blames nobody");
+}
+
+TEST(ThreeKernels, OneBrokenLinkDownsNobody) {
+  Harness h(3);
+  h.advance(Duration::seconds(5));
+  h.cut(1, 3);  // n1 and n3 cannot talk; both still reach n2
+  h.advance(Duration::seconds(30));
+  for (std::size_t subject = 1; subject <= 3; ++subject) {
+    h.expect(h.all_see_status({1, 2, 3}, subject, kUp), "everyone still up: n" + std::to_string(subject));
+  }
+  h.expect(!h.unreachable_seen_by(2, 1) && !h.unreachable_seen_by(2, 3), "n2 sees no unreachability");
+  h.expect(h.node(1).counters().marks[static_cast<std::size_t>(Mark::indirect_probe_saved)] > 0,
+           "n2 vouched for n3 when n1 probed");
+}
+
+}  // namespace
+}  // namespace weft::testing
