@@ -273,8 +273,9 @@ void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
           on_envelope(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Join>) {
           if (!accept_record(Member{peer, MemberStatus::joining})) return;
+          const std::vector<Member> before(members_.members().begin(), members_.members().end());
           if (members_.merge(Member{peer, MemberStatus::joining})) {
-            emit_member_changes({});
+            emit_member_changes(before);
             on_state_changed();
           }
           send_gossip_state(peer.address);

@@ -177,6 +177,7 @@ class Kernel {
   void leader_actions();
   void check_self_status();
   void rejoin();
+  void shut_down(bool downed);
   void prune_gone();
   void update_reachability_view();
   bool counts_as_observer(const MemberId& observer) const;

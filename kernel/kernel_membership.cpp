@@ -46,13 +46,13 @@ std::vector<NodeAddress> Kernel::live_peers() const {
 }
 
 std::optional<NodeAddress> Kernel::leader() const {
-  // Prefer members past joining; a cluster of only joiners (a seed forming
-  // the cluster) elects among them.
-  for (bool allow_joining : {false, true}) {
+  // The lowest address among reachable members that are up; failing that,
+  // joining (a seed forming the cluster); members on their way out lead only
+  // when nobody else can, so a leaving leader does not remove itself unseen.
+  for (const MemberStatus wanted : {MemberStatus::up, MemberStatus::joining, MemberStatus::leaving,
+                                    MemberStatus::exiting}) {
     for (const Member& m : members_.members()) {
-      if (!is_live_status(m.status) || is_unreachable(m.id)) continue;
-      if (m.status == MemberStatus::joining && !allow_joining) continue;
-      return m.address();
+      if (m.status == wanted && !is_unreachable(m.id)) return m.address();
     }
   }
   return std::nullopt;
@@ -204,18 +204,25 @@ void Kernel::check_self_status() {
   WEFT_ASSERT(me != nullptr);
   if (me->id != self_) return;  // a newer record of ours is pending; nothing to do
   if (me->status == MemberStatus::removed && leaving_) {
-    shut_down_ = true;
-    events_.push_back(ShutdownEvent{false});
+    shut_down(false);
     return;
   }
   if (me->status != MemberStatus::down && me->status != MemberStatus::removed) return;
   // Downed while alive (M3: a live node never keeps itself down).
   if (config_.on_downed == OnDowned::shut_down) {
-    shut_down_ = true;
-    events_.push_back(ShutdownEvent{true});
+    shut_down(true);
     return;
   }
   rejoin();
+}
+
+void Kernel::shut_down(bool downed) {
+  shut_down_ = true;
+  for (const auto& [address, out] : outbound_) {
+    if (!out.retired) close_outbound(address, CloseReason::shutting_down);
+  }
+  for (const auto& [link, in] : inbound_) close_inbound(link, CloseReason::shutting_down);
+  events_.push_back(ShutdownEvent{downed});
 }
 
 void Kernel::rejoin() {

@@ -94,5 +94,44 @@ TEST(ThreeKernels, OneBrokenLinkDownsNobody) {
            "n2 vouched for n3 when n1 probed");
 }
 
+TEST(ThreeKernels, GracefulLeave) {
+  Harness h(3);
+  h.advance(Duration::seconds(3));
+  h.node(3).leave(h.now());
+  const auto removed = h.advance_until(
+      [&] { return h.all_see_status({1, 2}, 3, MemberStatus::removed); }, Duration::seconds(10));
+  h.expect(removed.has_value(), "the leaver goes leaving -> exiting -> removed everywhere");
+  const auto stopped = h.advance_until([&] { return h.node(3).is_shut_down(); }, Duration::seconds(2));
+  h.expect(stopped.has_value(), "and, once it learns it was removed, stops");
+  h.expect(h.count_events(3, [](const Event& e) { return std::holds_alternative<ShutdownEvent>(e); }) == 1,
+           "with one shutdown event");
+  h.expect(h.node(1).converged() && h.node(2).converged(), "the rest converge");
+}
+
+TEST(ThreeKernels, DownedWhileAliveRejoinsWithANewIncarnation) {
+  Harness h(3);
+  h.advance(Duration::seconds(3));
+  const Incarnation before = h.node(3).self().incarnation;
+  h.cut(1, 3);
+  h.cut(2, 3);  // n3 is alone long enough to be downed by n1 and n2, and downs them
+  const auto downed = h.advance_until([&] { return h.all_see_status({1, 2}, 3, MemberStatus::down); },
+                                      Duration::seconds(30));
+  h.expect(downed.has_value(), "the majority side downs n3");
+  h.restore(1, 3);
+  h.restore(2, 3);
+  const auto healed = h.advance_until(
+      [&] {
+        for (std::size_t s = 1; s <= 3; ++s) {
+          if (!h.all_see_status({1, 2, 3}, s, MemberStatus::up)) return false;
+        }
+        return h.node(1).state_digest() == h.node(3).state_digest();
+      },
+      compute_bounds(h.node(1).config(), 3).heal);
+  h.expect(healed.has_value(), "after the heal all three are up in one view within T_heal (M5)");
+  h.expect(h.node(3).self().incarnation > before, "n3 came back as a new incarnation (M3)");
+  h.expect(h.node(3).counters().marks[static_cast<std::size_t>(Mark::rejoined_after_down)] > 0,
+           "the rejoin mark was hit");
+}
+
 }  // namespace
 }  // namespace weft::testing
