@@ -103,6 +103,7 @@ void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::W
   out.link.reset();
   out.connected = false;
   out.retired = true;
+  needs_sweep_ = true;
   out.peer.reset();
   out.control.clear();
   out.user.clear();
@@ -110,6 +111,8 @@ void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::W
 }
 
 void Kernel::sweep() {
+  if (!needs_sweep_) return;
+  needs_sweep_ = false;
   std::erase_if(inbound_, [](const auto& entry) { return entry.second.closed; });
   std::erase_if(outbound_, [](const auto& entry) { return entry.second.retired; });
 }
@@ -118,6 +121,7 @@ void Kernel::close_inbound(LinkId link, CloseReason reason, wire::WireError erro
   const auto it = inbound_.find(link);
   if (it == inbound_.end() || it->second.closed) return;
   it->second.closed = true;
+  needs_sweep_ = true;
   commands_.push_back(CloseCommand{link, reason, error});
   ++counters_.links_closed[static_cast<std::size_t>(reason)];
   if (error != wire::WireError::none) ++counters_.wire_errors[static_cast<std::size_t>(error)];
@@ -152,7 +156,10 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
     if (in->second.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
     // A peer's closed link voids what we last heard from it: a helper asked
     // to vouch for it must probe, not quote stale evidence.
-    if (in->second.peer && cause == LinkDownCause::closed_by_peer) last_heard_.erase(in->second.peer->address);
+    if (in->second.peer && cause == LinkDownCause::closed_by_peer) {
+      last_heard_.erase(in->second.peer->address);
+      ++liveness_generation_;
+    }
     inbound_.erase(in);
     return;
   }
@@ -176,6 +183,7 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
     // Probe without waiting for phi (a paused process keeps its sockets open
     // and accepts, so it is not affected).
     last_heard_.erase(peer);
+    ++liveness_generation_;
     for (auto& [subject, monitor] : monitors_) {
       if (subject.address == peer && !monitor.marked_unreachable) {
         mark(Mark::early_crash_suspicion);
@@ -259,8 +267,8 @@ void Kernel::on_inbound_frame(LinkId link, Inbound& in, std::span<const std::uin
     close_inbound(link, CloseReason::handshake_required);
     return;
   }
-  const MemberId peer = *in.peer;
-  observe(peer);
+  observe_inbound(in);
+  const MemberId& peer = *in.peer;
   on_message(peer, std::move(decoded.value));
 }
 

@@ -188,6 +188,8 @@ class Kernel {
   void refresh_monitors();
   void heartbeat_round();
   void observe(const MemberId& peer);
+  void observe_inbound(Inbound& link);
+  void observe_monitor(const MemberId& peer, Monitor& monitor);
   void check_detectors();
   void start_probe(const MemberId& subject);
   void on_probe_request(const MemberId& from, const wire::ProbeRequest& request);
@@ -233,6 +235,7 @@ class Kernel {
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes
   std::map<NodeAddress, Instant> last_heard_;    // any frame, any peer
+  std::uint64_t liveness_generation_ = 1;        // bumped when the two maps above lose entries
   std::uint64_t heartbeat_sequence_ = 0;
   std::uint64_t next_probe_id_ = 1;
   std::map<std::uint64_t, ProbeAsked> probes_asked_;      // this node suspects
@@ -244,11 +247,17 @@ class Kernel {
   std::map<LinkId, NodeAddress> outbound_by_link_;
   std::map<LinkId, Inbound> inbound_;
   std::deque<LinkCommand> commands_;
+  bool needs_sweep_ = false;                     // a link was closed during this input
   std::vector<std::uint8_t> lent_;               // bytes handed out by poll_transmit
 
   // Actors.
   std::vector<std::unique_ptr<Actor>> actors_;
-  std::map<std::string, std::uint32_t, std::less<>> actor_index_;
+  // Looked up on every message; never iterated, so its order reaches nothing.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const;
+  };
+  std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> actor_index_;
   std::deque<std::uint32_t> run_queue_;
   AskTable asks_;
   std::deque<Event> events_;

@@ -22,6 +22,16 @@ constexpr std::string_view kExternalAsker = "$ask";
 
 }  // namespace
 
+std::size_t Kernel::NameHash::operator()(std::string_view name) const {
+  // FNV-1a: names are short; weft's own, so the same on every platform.
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : name) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return static_cast<std::size_t>(h);
+}
+
 class Kernel::ActorContext final : public Context {
  public:
   ActorContext(Kernel& kernel, std::uint32_t actor, const MailboxSlot& current)
@@ -44,13 +54,14 @@ class Kernel::ActorContext final : public Context {
   }
 
   SendResult reply(std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
-    if (current_.kind != DeliveryKind::ask) {
+    const Delivery asked = current_.view();
+    if (asked.kind != DeliveryKind::ask) {
       kernel_.dead_letter(DeadLetterReason::reply_outside_ask, self(), type_tag);
       return SendResult::unknown_actor;
     }
-    const wire::ActorRefView target{{current_.sender_host, current_.sender_port}, current_.sender_name};
+    const wire::ActorRefView target{{asked.sender.host, asked.sender.port}, asked.sender.name};
     wire::Envelope envelope{wire::MessageKind::reply, target, wire::ActorRefView::of(self()),
-                            current_.correlation_id, type_tag, body};
+                            asked.correlation_id, type_tag, body};
     return kernel_.send_user(envelope);
   }
 
@@ -119,9 +130,14 @@ void Kernel::dead_letter(DeadLetterReason reason, const ActorRef& target, std::u
 }
 
 SendResult Kernel::send_user(const wire::Envelope& envelope) {
-  WEFT_ASSERT(wire::validate(envelope) == wire::WireError::none);
+  // A malformed ref is the caller's mistake, reported, never a crash.
+  const wire::ActorRefView& t = envelope.target;
+  if (t.name.empty() || t.name.size() > wire::kMaxActorNameBytes || t.node.host.empty() ||
+      t.node.host.size() > wire::kMaxHostBytes || t.node.port == 0) {
+    return SendResult::invalid_target;
+  }
   const wire::AddressView node = envelope.target.node;
-  if (node.host == self_.address.host && node.port == self_.address.port) {
+  if (node.port == self_.address.port && node.host == self_.address.host) {
     // Short-circuit: a local target never touches the codec or a link (S5).
     if (envelope.kind == wire::MessageKind::reply) {
       if (const auto pending = asks_.take(envelope.correlation_id)) {
@@ -178,7 +194,7 @@ SendResult Kernel::deliver_local(std::string_view name, const Delivery& delivery
       return SendResult::mailbox_full;
     case PushResult::dropped_oldest:
       mark(Mark::mailbox_overflow);
-      dead_letter(DeadLetterReason::mailbox_full, actor.ref, dropped.type_tag);
+      dead_letter(DeadLetterReason::mailbox_full, actor.ref, dropped.type_tag());
       break;
   }
   if (!actor.scheduled) {
@@ -214,16 +230,14 @@ void Kernel::complete_ask(const PendingAsk& ask, AskOutcome outcome, std::uint32
     return;
   }
   Actor& actor = *actors_[ask.asker.actor];
-  MailboxSlot& slot = actor.system.emplace_back();
+  DeliveryKind kind = DeliveryKind::reply;
   switch (outcome) {
-    case AskOutcome::reply: slot.kind = DeliveryKind::reply; break;
-    case AskOutcome::timeout: slot.kind = DeliveryKind::ask_timeout; break;
-    case AskOutcome::target_down: slot.kind = DeliveryKind::ask_target_down; break;
-    case AskOutcome::rejected: slot.kind = DeliveryKind::ask_rejected; break;
+    case AskOutcome::reply: kind = DeliveryKind::reply; break;
+    case AskOutcome::timeout: kind = DeliveryKind::ask_timeout; break;
+    case AskOutcome::target_down: kind = DeliveryKind::ask_target_down; break;
+    case AskOutcome::rejected: kind = DeliveryKind::ask_rejected; break;
   }
-  slot.correlation_id = ask.id;
-  slot.type_tag = type_tag;
-  slot.body.assign(body.begin(), body.end());
+  actor.system.emplace_back().fill_completion(kind, ask.id, type_tag, body);
   if (!actor.scheduled) {
     actor.scheduled = true;
     run_queue_.push_back(ask.asker.actor);

@@ -54,6 +54,7 @@ void Kernel::refresh_monitors() {
     // No longer ours to judge: withdraw any mark we made.
     if (it->second.marked_unreachable) reachability_.mark_reachable(self_, it->first);
     it = monitors_.erase(it);
+    ++liveness_generation_;
   }
   for (const MemberId& subject : wanted) {
     if (monitors_.count(subject) != 0) continue;
@@ -63,6 +64,7 @@ void Kernel::refresh_monitors() {
     // answers still accrues suspicion.
     monitor.detector.heartbeat(now_);
     monitor.next_probe = now_;
+    ++liveness_generation_;
   }
 }
 
@@ -76,8 +78,22 @@ void Kernel::heartbeat_round() {
 void Kernel::observe(const MemberId& peer) {
   last_heard_[peer.address] = now_;
   const auto it = monitors_.find(peer);
-  if (it == monitors_.end()) return;
-  Monitor& monitor = it->second;
+  if (it != monitors_.end()) observe_monitor(peer, it->second);
+}
+
+void Kernel::observe_inbound(Inbound& link) {
+  // Every inbound frame passes here: the two lookups are cached per link.
+  if (link.cache_generation != liveness_generation_) {
+    link.heard = last_heard_.try_emplace(link.peer->address, now_).first;
+    const auto it = monitors_.find(*link.peer);
+    link.monitor = it == monitors_.end() ? nullptr : &it->second;
+    link.cache_generation = liveness_generation_;
+  }
+  link.heard->second = now_;
+  if (link.monitor != nullptr) observe_monitor(*link.peer, *link.monitor);
+}
+
+void Kernel::observe_monitor(const MemberId& peer, Monitor& monitor) {
   if (!monitor.throttle.observe(now_)) {
     ++counters_.observations_throttled;
     return;

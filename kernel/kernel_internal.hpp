@@ -44,6 +44,10 @@ struct Kernel::Inbound {
   std::optional<MemberId> peer;         // set by the peer's hello
   std::vector<std::uint8_t> control;    // our hello reply
   bool closed = false;                  // erased after the current input
+  // Per-frame lookups, cached while Kernel::liveness_generation_ holds.
+  std::uint64_t cache_generation = 0;
+  std::map<NodeAddress, Instant>::iterator heard;
+  Monitor* monitor = nullptr;
 };
 
 // One subject this node observes.

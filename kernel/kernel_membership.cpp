@@ -234,6 +234,7 @@ void Kernel::rejoin() {
   }
   for (const auto& [link, in] : inbound_) close_inbound(link, CloseReason::rejoining);
   monitors_.clear();
+  ++liveness_generation_;
   probes_asked_.clear();
   probes_helping_.clear();
   leaving_ = false;

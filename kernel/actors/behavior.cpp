@@ -24,6 +24,7 @@ std::string_view to_string(SendResult result) {
     case SendResult::outbound_full: return "outbound_full";
     case SendResult::too_large: return "too_large";
     case SendResult::too_many_asks: return "too_many_asks";
+    case SendResult::invalid_target: return "invalid_target";
   }
   return "invalid";
 }

@@ -52,7 +52,8 @@ struct Delivery {
 using AskId = std::uint64_t;
 
 // How a send went, as far as this node can tell at once. Anything but
-// `sent` also produced a dead letter (or, for an ask, a completion).
+// `sent` and `invalid_target` also produced a counted dead letter; an ask
+// that was not sent has completed already.
 enum class SendResult : std::uint8_t {
   sent,
   unknown_member,   // the target's node is not a member this node knows
@@ -62,6 +63,7 @@ enum class SendResult : std::uint8_t {
   outbound_full,    // the link's outbound queue is at its bound
   too_large,        // the message does not fit a frame
   too_many_asks,    // max_pending_asks reached
+  invalid_target,   // the ref is malformed: empty or oversize name or host, port 0
 };
 
 std::string_view to_string(SendResult result);

@@ -1,6 +1,7 @@
 #include "kernel/actors/mailbox.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace weft {
@@ -10,20 +11,47 @@ namespace {
 // released when the slot is next filled.
 constexpr std::size_t kRetainedBodyBytes = 4096;
 
-void fill(MailboxSlot& slot, const Delivery& message) {
-  slot.kind = message.kind;
-  slot.sender_host.assign(message.sender.host);
-  slot.sender_port = message.sender.port;
-  slot.sender_name.assign(message.sender.name);
-  slot.correlation_id = message.correlation_id;
-  slot.type_tag = message.type_tag;
-  if (slot.body.capacity() > kRetainedBodyBytes && message.body.size() <= kRetainedBodyBytes) {
-    std::vector<std::uint8_t>().swap(slot.body);
+void reserve_for(std::vector<std::uint8_t>& data, std::size_t bytes) {
+  if (data.capacity() > kRetainedBodyBytes && bytes <= kRetainedBodyBytes) {
+    std::vector<std::uint8_t>().swap(data);
   }
-  slot.body.assign(message.body.begin(), message.body.end());
+  data.resize(bytes);
+}
+
+void copy_into(std::uint8_t* at, const void* from, std::size_t bytes) {
+  if (bytes != 0) std::memcpy(at, from, bytes);
 }
 
 }  // namespace
+
+void MailboxSlot::fill(const Delivery& message) {
+  kind_ = message.kind;
+  sender_port_ = message.sender.port;
+  host_bytes_ = static_cast<std::uint16_t>(message.sender.host.size());
+  name_bytes_ = static_cast<std::uint16_t>(message.sender.name.size());
+  type_tag_ = message.type_tag;
+  correlation_id_ = message.correlation_id;
+  reserve_for(data_, host_bytes_ + name_bytes_ + message.body.size());
+  std::uint8_t* at = data_.data();
+  copy_into(at, message.sender.host.data(), host_bytes_);
+  copy_into(at + host_bytes_, message.sender.name.data(), name_bytes_);
+  copy_into(at + host_bytes_ + name_bytes_, message.body.data(), message.body.size());
+}
+
+void MailboxSlot::fill_completion(DeliveryKind kind, std::uint64_t correlation_id,
+                                  std::uint32_t type_tag, std::span<const std::uint8_t> body) {
+  fill(Delivery{kind, {}, correlation_id, type_tag, body});
+}
+
+Delivery MailboxSlot::view() const {
+  const auto* chars = reinterpret_cast<const char*>(data_.data());
+  const std::size_t sender_bytes = std::size_t{host_bytes_} + name_bytes_;
+  return Delivery{kind_,
+                  ActorRefView{std::string_view(chars, host_bytes_), sender_port_,
+                               std::string_view(chars + host_bytes_, name_bytes_)},
+                  correlation_id_, type_tag_,
+                  std::span<const std::uint8_t>(data_.data() + sender_bytes, data_.size() - sender_bytes)};
+}
 
 Mailbox::Mailbox(std::uint32_t capacity, MailboxOverflow policy) : capacity_(capacity), policy_(policy) {
   WEFT_ASSERT(capacity > 0);
@@ -33,9 +61,7 @@ void Mailbox::grow() {
   const auto new_size = static_cast<std::uint32_t>(
       std::min<std::size_t>(capacity_, std::max<std::size_t>(4, slots_.size() * 2)));
   std::vector<MailboxSlot> grown(new_size);
-  for (std::uint32_t i = 0; i < count_; ++i) {
-    grown[i] = std::move(slots_[(head_ + i) % slots_.size()]);
-  }
+  for (std::uint32_t i = 0; i < count_; ++i) grown[i] = std::move(slots_[index(i)]);
   slots_.swap(grown);
   head_ = 0;
 }
@@ -49,8 +75,7 @@ PushResult Mailbox::push(const Delivery& message, MailboxSlot* dropped) {
     result = PushResult::dropped_oldest;
   }
   if (count_ == slots_.size()) grow();
-  const auto size = static_cast<std::uint32_t>(slots_.size());
-  fill(slots_[(head_ + count_) % size], message);
+  slots_[index(count_)].fill(message);
   ++count_;
   WEFT_ASSERT(count_ <= capacity_);
   return result;
@@ -69,7 +94,7 @@ void Mailbox::take(MailboxSlot& into) {
 
 void Mailbox::pop() {
   WEFT_ASSERT(count_ > 0);
-  head_ = (head_ + 1) % static_cast<std::uint32_t>(slots_.size());
+  head_ = index(1);
   --count_;
 }
 

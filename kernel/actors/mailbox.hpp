@@ -21,20 +21,28 @@
 
 namespace weft {
 
-// One queued message, owning copies of everything the delivery views.
-struct MailboxSlot {
-  DeliveryKind kind = DeliveryKind::tell;
-  std::string sender_host;
-  std::uint16_t sender_port = 0;
-  std::string sender_name;
-  std::uint64_t correlation_id = 0;
-  std::uint32_t type_tag = 0;
-  std::vector<std::uint8_t> body;
+// One queued message, owning copies of everything the delivery views. The
+// sender's host and name and the body share one buffer, so a slot moves as
+// three pointers and refills without allocating once warm.
+class MailboxSlot {
+ public:
+  // Copies `message` in, reusing this slot's buffer.
+  void fill(const Delivery& message);
+  // A completion of an ask: no sender, just the outcome and the reply.
+  void fill_completion(DeliveryKind kind, std::uint64_t correlation_id, std::uint32_t type_tag,
+                       std::span<const std::uint8_t> body);
+  Delivery view() const;
+  DeliveryKind kind() const { return kind_; }
+  std::uint32_t type_tag() const { return type_tag_; }
 
-  Delivery view() const {
-    return Delivery{kind, ActorRefView{sender_host, sender_port, sender_name}, correlation_id,
-                    type_tag, body};
-  }
+ private:
+  DeliveryKind kind_ = DeliveryKind::tell;
+  std::uint16_t sender_port_ = 0;
+  std::uint16_t host_bytes_ = 0;
+  std::uint16_t name_bytes_ = 0;
+  std::uint32_t type_tag_ = 0;
+  std::uint64_t correlation_id_ = 0;
+  std::vector<std::uint8_t> data_;  // sender host, sender name, body
 };
 
 enum class PushResult : std::uint8_t {
@@ -63,6 +71,13 @@ class Mailbox {
 
  private:
   void grow();
+  // The ring position `offset` places after the head (no division: this is
+  // on every message's path).
+  std::uint32_t index(std::uint32_t offset) const {
+    const std::uint32_t at = head_ + offset;
+    const auto size = static_cast<std::uint32_t>(slots_.size());
+    return at >= size ? at - size : at;
+  }
 
   std::uint32_t capacity_;
   MailboxOverflow policy_;
