@@ -5,8 +5,8 @@
 // the same run on the same stream and chunking: memcpy of each chunk into a
 // receive buffer, and a plain byte-sum loop.
 //
-// Every benchmark reports allocs/op: this binary replaces the global
-// operator new and counts calls, read before and after the timed loop.
+// Every benchmark reports allocs/op (bench/alloc_counter.hpp), read before
+// and after the timed loop.
 //
 // Rates: bytes/s counts the bytes the benchmark consumes or produces. For
 // encode and the round trip that is the whole frame (4-byte header +
@@ -28,50 +28,13 @@
 #include <variant>
 #include <vector>
 
+#include "bench/alloc_counter.hpp"
 #include "kernel/wire/envelope.hpp"
 #include "kernel/wire/errors.hpp"
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/message.hpp"
 #include "kernel/wire/msgpack.hpp"
 #include "kernel/wire/refs.hpp"
-
-// --- Allocation counting -----------------------------------------------------
-
-namespace {
-std::atomic<std::uint64_t> g_allocations{0};
-
-void* counted_alloc(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-
-void* counted_aligned_alloc(std::size_t size, std::align_val_t alignment) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  const auto align = static_cast<std::size_t>(alignment);
-  // aligned_alloc wants a size that is a multiple of the alignment.
-  const std::size_t rounded = ((size == 0 ? 1 : size) + align - 1) / align * align;
-  if (void* p = std::aligned_alloc(align, rounded)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t size) { return counted_alloc(size); }
-void* operator new[](std::size_t size) { return counted_alloc(size); }
-void* operator new(std::size_t size, std::align_val_t alignment) {
-  return counted_aligned_alloc(size, alignment);
-}
-void* operator new[](std::size_t size, std::align_val_t alignment) {
-  return counted_aligned_alloc(size, alignment);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -82,14 +45,8 @@ using weft::wire::kFrameHeaderBytes;
 using weft::wire::MessageKind;
 using weft::wire::WireError;
 
-std::uint64_t allocations() { return g_allocations.load(std::memory_order_relaxed); }
-
-// Call right after the timed loop with allocations() taken right before it.
-void report_allocations(benchmark::State& state, std::uint64_t before) {
-  const std::uint64_t during = allocations() - before;
-  state.counters["allocs/op"] =
-      benchmark::Counter(static_cast<double>(during), benchmark::Counter::kAvgIterations);
-}
+using weft::bench::allocations;
+using weft::bench::report_allocations;
 
 std::int64_t as_count(std::size_t n) { return static_cast<std::int64_t>(n); }
 

@@ -1,5 +1,6 @@
 #include "kernel/config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -46,8 +47,9 @@ std::vector<std::string> Config::validate() const {
   p.require(incarnation.value != 0, "incarnation",
             "must be non-zero; use e.g. the start time in milliseconds so a restart gets a larger one");
   for (const NodeAddress& seed : seeds) {
-    p.require(!seed.host.empty() && seed.port != 0, "seeds",
-              "each seed needs a host and a non-zero port (got \"" + seed.to_string() + "\")");
+    p.require(!seed.host.empty() && seed.host.size() <= wire::kMaxHostBytes && seed.port != 0, "seeds",
+              "each seed needs a host of 1..253 bytes and a non-zero port (got \"" +
+                  seed.to_string().substr(0, 80) + "\")");
   }
   p.positive(gossip_interval, "gossip_interval");
   p.require(gossip_fanout >= 1 && gossip_fanout <= 16, "gossip_fanout", "must be 1..16 (3 is typical)");
@@ -67,7 +69,8 @@ std::vector<std::string> Config::validate() const {
   p.positive(probe_timeout, "probe_timeout");
   p.require(self_pause_threshold > gossip_interval && self_pause_threshold > liveness_window,
             "self_pause_threshold",
-            "must exceed gossip_interval, or ordinary tick spacing would look like a pause");
+            "must exceed gossip_interval and liveness_window, or ordinary tick spacing would look "
+            "like a pause");
   p.positive(down_after_unreachable, "down_after_unreachable");
   p.positive(remove_after_down, "remove_after_down");
   p.require(tombstone_ttl > remove_after_down, "tombstone_ttl",
@@ -138,12 +141,14 @@ std::uint32_t gossip_rounds_to_spread(std::size_t cluster_size, std::uint32_t fa
 
 Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
   Bounds b;
-  // Steady heartbeats at the configured interval give a window of near-zero
-  // spread, so sigma is the floor: solve phi(t) = threshold for t by
-  // bisection on the detector's own formula (no closed form for the
-  // logistic approximation's inverse).
+  // Solve phi(t) = threshold for t by bisection on the detector's own
+  // formula (the logistic approximation has no closed-form inverse). Sigma is
+  // the larger of the floor and the bootstrap's spread (heartbeat/4): a
+  // detector that has heard only once is the slowest to trip, and a member
+  // can fail at any age.
   const double mean = static_cast<double>((config.heartbeat_interval + config.phi_acceptable_pause).ns());
-  const double sigma = static_cast<double>(config.phi_min_std_deviation.ns());
+  const double sigma = static_cast<double>(
+      std::max(config.phi_min_std_deviation, config.heartbeat_interval / 4).ns());
   double low = 0;
   double high = mean + 100 * sigma;
   for (int i = 0; i < 200; ++i) {

@@ -271,7 +271,7 @@ void Kernel::prune_gone() {
     const Member* m = members_.find(id.address);
     return m == nullptr || m->id != id || m->status == MemberStatus::removed;
   };
-  const bool rows_changed = reachability_.prune(gone) > 0;
+  const bool rows_changed = reachability_.prune(gone, self_) > 0;
   if (!expired.empty() || rows_changed) on_state_changed();
 }
 

@@ -55,6 +55,10 @@ bool MemberTable::merge(const MemberTable& other) {
   if (!news) {
     auto mine = members_.begin();
     for (const Member& theirs : other.members_) {
+      if (mine != members_.end() && *mine == theirs) {  // the common case: the same record
+        ++mine;
+        continue;
+      }
       while (mine != members_.end() && mine->address() < theirs.address()) ++mine;
       if (mine == members_.end() || mine->address() != theirs.address() ||
           !supersedes_or_equals(*mine, theirs)) {

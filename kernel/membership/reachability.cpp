@@ -93,12 +93,15 @@ std::vector<MemberId> ReachabilityTable::observers_of(const MemberId& subject) c
   return observers;
 }
 
-std::size_t ReachabilityTable::prune(const std::function<bool(const MemberId&)>& gone) {
-  std::size_t dropped = 0;
-  dropped += static_cast<std::size_t>(
+std::size_t ReachabilityTable::prune(const std::function<bool(const MemberId&)>& gone,
+                                     const MemberId& owner) {
+  std::size_t dropped = static_cast<std::size_t>(
       std::erase_if(rows_, [&](const ReachabilityRow& r) { return gone(r.observer); }));
-  for (ReachabilityRow& r : rows_) {
-    dropped += static_cast<std::size_t>(std::erase_if(r.unreachable, gone));
+  const auto own = std::lower_bound(rows_.begin(), rows_.end(), owner, observer_less);
+  if (own != rows_.end() && own->observer == owner) {
+    const auto removed = static_cast<std::size_t>(std::erase_if(own->unreachable, gone));
+    if (removed > 0) ++own->version;
+    dropped += removed;
   }
   return dropped;
 }

@@ -14,7 +14,8 @@
 //
 // Rows are keyed by the observer's MemberId and name subjects by MemberId, so
 // a restarted process (new incarnation) starts a fresh row and is judged
-// afresh. prune() drops rows and entries for members that are gone.
+// afresh. prune() drops rows of gone observers, and each observer drops gone
+// subjects from its own row, as a versioned change.
 #pragma once
 
 #include <cstdint>
@@ -54,8 +55,11 @@ class ReachabilityTable {
   // The observers that find `subject` unreachable, in order.
   std::vector<MemberId> observers_of(const MemberId& subject) const;
 
-  // Drops rows whose observer, and entries whose subject, `gone` selects.
-  std::size_t prune(const std::function<bool(const MemberId&)>& gone);
+  // Drops the rows of observers `gone` selects, and the entries `gone`
+  // selects from `owner`'s own row (bumping its version). Other observers'
+  // rows are theirs to edit: pruning them here would be undone by gossip
+  // carrying the same version from a node that has not pruned yet.
+  std::size_t prune(const std::function<bool(const MemberId&)>& gone, const MemberId& owner);
 
   std::uint64_t digest() const;
 

@@ -1,0 +1,160 @@
+// Messaging hot paths through the kernel (BENCHMARKS.md harness 1 and the
+// kernel issue's goals): local tell enqueue + dispatch, mailbox push + take,
+// ask register + complete, and one inbound 64 B user frame through the whole
+// kernel (frame decoder, envelope decode, liveness throttle, mailbox,
+// dispatch), next to a same-run baseline of decoding the same frames alone.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/alloc_counter.hpp"
+#include "kernel/actors/ask_table.hpp"
+#include "kernel/actors/mailbox.hpp"
+#include "kernel/kernel.hpp"
+#include "kernel/wire/frame.hpp"
+#include "kernel/wire/message.hpp"
+
+namespace {
+
+using weft::ActorRef;
+using weft::Duration;
+using weft::Instant;
+
+class Counter final : public weft::Behavior {
+ public:
+  explicit Counter(std::uint64_t* count) : count_(count) {}
+  void receive(weft::Context&, const weft::Delivery& m) override { *count_ += m.body.size(); }
+
+ private:
+  std::uint64_t* count_;
+};
+
+weft::Config bench_config() {
+  weft::Config config;
+  config.self = weft::NodeAddress{"10.0.0.1", 7000};
+  config.cluster_name = "bench";
+  config.mailbox_capacity = 1 << 16;
+  config.dispatch_budget = 1 << 16;
+  config.dispatch_batch = 1 << 16;
+  return config;
+}
+
+const std::vector<std::uint8_t>& body64() {
+  static const std::vector<std::uint8_t> body(64, 0x5a);
+  return body;
+}
+
+// Local tell: enqueue into the target's mailbox, then dispatch to its
+// behaviour. Batches of 1024 tells, then one dispatch step.
+void local_tell_and_dispatch(benchmark::State& state) {
+  weft::Kernel kernel(bench_config(), 1);
+  Instant now = Instant::from_ns(1'000'000'000);
+  std::uint64_t received = 0;
+  const ActorRef target = kernel.spawn(now, "counter", std::make_unique<Counter>(&received));
+  constexpr int kBatch = 1024;
+  weft::bench::AllocationScope allocations(state);
+  for (auto _ : state) {
+    for (int i = 0; i < kBatch; ++i) kernel.tell(now, target, 1, body64());
+    kernel.handle_tick(now);
+  }
+  allocations.report(kBatch);
+  if (received != static_cast<std::uint64_t>(state.iterations()) * kBatch * 64) state.SkipWithError("lost messages");
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+BENCHMARK(local_tell_and_dispatch);
+
+void mailbox_push_take(benchmark::State& state) {
+  weft::Mailbox mailbox(1024, weft::MailboxOverflow::reject_new);
+  weft::MailboxSlot out;
+  const weft::Delivery message{weft::DeliveryKind::tell, {"10.0.0.2", 7000, "sender"}, 0, 1, body64()};
+  weft::bench::AllocationScope allocations(state);
+  for (auto _ : state) {
+    mailbox.push(message);
+    mailbox.take(out);
+    benchmark::DoNotOptimize(out.view().body.data());
+  }
+  allocations.report(1);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(mailbox_push_take);
+
+void ask_register_complete(benchmark::State& state) {
+  weft::AskTable table(1 << 16);
+  const weft::NodeAddress node{"10.0.0.2", 7000};
+  Instant deadline = Instant::from_ns(5'000'000'000);
+  for (auto _ : state) {
+    const weft::AskId id = table.add(weft::Asker{}, node, deadline);
+    benchmark::DoNotOptimize(table.take(id));
+    deadline += Duration::nanoseconds(1);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(ask_register_complete);
+
+// A stream of `count` frames, each a 64 B tell to 10.0.0.1:7000/counter.
+std::vector<std::uint8_t> tell_stream(int count) {
+  std::vector<std::uint8_t> stream;
+  const weft::wire::Envelope envelope{weft::wire::MessageKind::tell,
+                                      {{"10.0.0.1", 7000}, "counter"},
+                                      {{"10.0.0.2", 7000}, "producer"},
+                                      0,
+                                      1,
+                                      body64()};
+  for (int i = 0; i < count; ++i) (void)weft::wire::append_frame(stream, envelope);
+  return stream;
+}
+
+// One inbound 64 B user frame through the kernel: a handshaken inbound link
+// gets 1024 frames in one read, then one dispatch step delivers them.
+void inbound_frame_through_kernel(benchmark::State& state) {
+  weft::Kernel kernel(bench_config(), 1);
+  Instant now = Instant::from_ns(1'000'000'000);
+  std::uint64_t received = 0;
+  kernel.spawn(now, "counter", std::make_unique<Counter>(&received));
+  const weft::LinkId link = kernel.handle_link_accepted(now);
+  weft::wire::Hello hello;
+  hello.cluster_name = "bench";
+  hello.address = {"10.0.0.2", 7000};
+  hello.incarnation = 1;
+  std::vector<std::uint8_t> handshake;
+  (void)weft::wire::append_frame(handshake, hello);
+  kernel.handle_bytes(now, link, handshake);
+  while (kernel.poll_transmit()) {
+  }
+  constexpr int kFrames = 1024;
+  const std::vector<std::uint8_t> stream = tell_stream(kFrames);
+  weft::bench::AllocationScope allocations(state);
+  for (auto _ : state) {
+    kernel.handle_bytes(now, link, stream);
+    kernel.handle_tick(now);
+    now += Duration::microseconds(10);
+  }
+  allocations.report(kFrames);
+  if (received != static_cast<std::uint64_t>(state.iterations()) * kFrames * 64) state.SkipWithError("lost frames");
+  state.SetItemsProcessed(state.iterations() * kFrames);
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(stream.size()));
+}
+BENCHMARK(inbound_frame_through_kernel);
+
+// Baseline for the above: the same frames, decoded only.
+void baseline_decode_frames(benchmark::State& state) {
+  constexpr int kFrames = 1024;
+  const std::vector<std::uint8_t> stream = tell_stream(kFrames);
+  weft::wire::FrameDecoder decoder;
+  std::uint64_t received = 0;
+  for (auto _ : state) {
+    (void)decoder.feed(stream, [&](weft::wire::Bytes payload) {
+      received += weft::wire::decode_envelope(payload).value.body.size();
+    });
+  }
+  benchmark::DoNotOptimize(received);
+  state.SetItemsProcessed(state.iterations() * kFrames);
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(stream.size()));
+}
+BENCHMARK(baseline_decode_frames);
+
+}  // namespace
+
+BENCHMARK_MAIN();
