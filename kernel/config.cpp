@@ -129,7 +129,8 @@ std::string Config::to_string() const {
               mailbox_overflow == MailboxOverflow::reject_new ? "reject_new" : "drop_oldest") +
          line("dispatch_batch", std::to_string(dispatch_batch)) +
          line("dispatch_budget", std::to_string(dispatch_budget)) +
-         line("max_pending_asks", std::to_string(max_pending_asks));
+         line("max_pending_asks", std::to_string(max_pending_asks)) +
+         (mutations.any() ? line("mutations", "ON (test-only defects)") : std::string());
 }
 
 std::uint32_t gossip_rounds_to_spread(std::size_t cluster_size, std::uint32_t fanout) {

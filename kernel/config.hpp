@@ -28,6 +28,22 @@ enum class MailboxOverflow : std::uint8_t {
   drop_oldest  // the oldest queued message becomes a dead letter
 };
 
+// Deliberate defects, for showing that a property or checker can fail
+// (PROPERTIES.md: every property has a broken variant it catches). All off by
+// default; never set them outside tests. Each names the guarantee it breaks.
+struct Mutations {
+  bool throttle_off = false;          // F5/F2: every frame reaches the detector
+  bool indirect_probes_off = false;   // F4: suspicion marks unreachable without asking others
+  bool refutation_off = false;        // F3: an unreachable mark is never withdrawn
+  bool replies_complete_twice = false;  // S2: a reply leaves its ask pending
+  bool mailbox_unbounded = false;     // S4: mailboxes ignore their capacity
+
+  bool any() const {
+    return throttle_off || indirect_probes_off || refutation_off || replies_complete_twice ||
+           mailbox_unbounded;
+  }
+};
+
 struct Config {
   // --- Identity
   std::string cluster_name = "weft";
@@ -76,6 +92,8 @@ struct Config {
   std::uint32_t dispatch_batch = 64;      // messages per actor per turn
   std::uint32_t dispatch_budget = 4096;   // messages per kernel step, all actors
   std::uint32_t max_pending_asks = 65536;
+
+  Mutations mutations;  // tests only
 
   PhiParameters phi_parameters() const;
   // Empty when valid; otherwise one line per problem.

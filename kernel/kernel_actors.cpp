@@ -78,9 +78,9 @@ ActorRef Kernel::spawn(Instant now, std::string name, std::unique_ptr<Behavior> 
   WEFT_ASSERT(behavior != nullptr);
   const auto index = static_cast<std::uint32_t>(actors_.size());
   ActorRef ref{self_.address, name};
+  const std::uint32_t capacity = config_.mutations.mailbox_unbounded ? UINT32_MAX : config_.mailbox_capacity;
   actors_.push_back(std::make_unique<Actor>(Actor{name, ref, std::move(behavior),
-                                                  Mailbox(config_.mailbox_capacity, config_.mailbox_overflow),
-                                                  {}, false}));
+                                                  Mailbox(capacity, config_.mailbox_overflow), {}, false}));
   actor_index_.emplace(std::move(name), index);
   return ref;
 }
@@ -213,6 +213,9 @@ void Kernel::on_envelope(const MemberId& peer, const wire::Envelope& envelope) {
   if (envelope.kind == wire::MessageKind::reply) {
     if (const auto pending = asks_.take(envelope.correlation_id)) {
       complete_ask(*pending, AskOutcome::reply, envelope.type_tag, envelope.body);
+      if (config_.mutations.replies_complete_twice) {
+        asks_.restore(*pending);
+      }
     } else {
       dead_letter(DeadLetterReason::late_reply, envelope.target.to_owned(), envelope.type_tag);
     }

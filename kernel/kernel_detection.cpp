@@ -94,13 +94,13 @@ void Kernel::observe_inbound(Inbound& link) {
 }
 
 void Kernel::observe_monitor(const MemberId& peer, Monitor& monitor) {
-  if (!monitor.throttle.observe(now_)) {
+  if (!monitor.throttle.observe(now_) && !config_.mutations.throttle_off) {
     ++counters_.observations_throttled;
     return;
   }
   ++counters_.observations_passed;
   monitor.detector.heartbeat(now_);
-  if (monitor.marked_unreachable && monitor.detector.available(now_)) {
+  if (monitor.marked_unreachable && monitor.detector.available(now_) && !config_.mutations.refutation_off) {
     monitor.marked_unreachable = false;
     reachability_.mark_reachable(self_, peer);
     mark(Mark::suspicion_refuted);
@@ -131,6 +131,7 @@ void Kernel::start_probe(const MemberId& subject) {
   const std::uint64_t id = next_probe_id_++;
   probes_asked_[id] = ProbeAsked{subject, now_, now_ + config_.probe_timeout};
   send_control(subject.address, wire::Probe{id});  // the direct path, once more
+  if (config_.mutations.indirect_probes_off) helpers.clear();
   for (std::uint32_t i = 0; i < config_.indirect_probes && !helpers.empty(); ++i) {
     const std::size_t pick = prng_.below(helpers.size());
     send_control(helpers[pick], wire::ProbeRequest{subject, id});
@@ -180,7 +181,8 @@ void Kernel::expire_probes() {
       continue;
     }
     const auto heard = last_heard_.find(it->second.subject.address);
-    const bool heard_since = heard != last_heard_.end() && heard->second > it->second.started;
+    const bool heard_since = heard != last_heard_.end() && heard->second > it->second.started &&
+                             !config_.mutations.indirect_probes_off;
     if (!heard_since) condemned.push_back(it->second.subject);
     it = probes_asked_.erase(it);
   }

@@ -19,6 +19,11 @@ std::optional<PendingAsk> AskTable::take(AskId id) {
   return ask;
 }
 
+void AskTable::restore(const PendingAsk& ask) {
+  by_deadline_.emplace(ask.deadline, ask.id);
+  by_id_.emplace(ask.id, ask);
+}
+
 std::vector<PendingAsk> AskTable::take_expired(Instant now) {
   std::vector<PendingAsk> expired;
   while (!by_deadline_.empty() && by_deadline_.begin()->first <= now) {

@@ -51,6 +51,8 @@ class AskTable {
   AskId refuse() { return next_id_++; }
   // Removes and returns the ask if still pending (the one completion).
   std::optional<PendingAsk> take(AskId id);
+  // Puts a taken ask back: only Mutations::replies_complete_twice does this.
+  void restore(const PendingAsk& ask);
   // Removes and returns every ask due at `now`, oldest deadline first.
   std::vector<PendingAsk> take_expired(Instant now);
   // Removes and returns every ask to `node`, in id order.
