@@ -32,14 +32,11 @@ void write_member_id(Writer& w, const MemberId& id) {
 }
 // Reads host, port and incarnation (the array header already read).
 WireError read_member_id_fields(Reader& r, MemberId& id) {
-  std::string_view host;
-  if (WireError e = read_bounded_str(r, kMaxHostBytes, host); e != WireError::none) return e;
-  std::uint64_t port = 0;
-  if (WireError e = r.read_uint(port); e != WireError::none) return e;
-  if (host.empty() || port == 0 || port > 0xffff) return WireError::invalid_value;
+  AddressView address;
+  if (WireError e = read_host_port(r, address); e != WireError::none) return e;
   if (WireError e = r.read_uint(id.incarnation.value); e != WireError::none) return e;
-  id.address.host.assign(host);
-  id.address.port = static_cast<std::uint16_t>(port);
+  id.address.host.assign(address.host);
+  id.address.port = address.port;
   return WireError::none;
 }
 WireError read_member_id(Reader& r, MemberId& id) {
@@ -136,38 +133,10 @@ void write_subject_message(Writer& w, MessageKind kind, const MemberId& subject,
   w.write_uint(value);
 }
 
-// Walks a control message's map: checks the kind is `expected`, calls
-// read_field(key, reader) for other keys, then checks structure.
-template <class ReadField>
-WireError walk_message(Bytes payload, MessageKind expected, std::uint32_t required,
-                       ReadField read_field) {
-  Reader reader(payload);
-  FieldWalk walk;
-  if (WireError e = walk.begin(reader); e != WireError::none) return e;
-  std::uint64_t kind = 0;
-  unsigned key = 0;
-  WireError e = WireError::none;
-  while (walk.next(reader, key, e)) {
-    if (key == kKindKey) {
-      e = reader.read_uint(kind);
-    } else if ((required & field_bit(key)) == 0) {
-      e = WireError::unknown_field;
-    } else {
-      e = read_field(key, reader);
-    }
-    if (e != WireError::none) return e;
-  }
-  if (e != WireError::none) return e;
-  if (e = walk.finish(reader, required); e != WireError::none) return e;
-  MessageKind parsed{};
-  if (e = parse_kind(kind, parsed); e != WireError::none) return e;
-  return parsed == expected ? WireError::none : WireError::unexpected_kind;
-}
-
 template <class T>
 Decoded<T> decode_uint_message(Bytes payload, MessageKind kind, std::uint64_t T::*field) {
   T message{};
-  const WireError e = walk_message(payload, kind, kKindAndOne, [&](unsigned, Reader& r) {
+  const WireError e = decode_fields_of(payload, kind, kKindAndOne, [&](unsigned, Reader& r) {
     return r.read_uint(message.*field);
   });
   if (e != WireError::none) return {.error = e};
@@ -177,7 +146,7 @@ Decoded<T> decode_uint_message(Bytes payload, MessageKind kind, std::uint64_t T:
 template <class T>
 Decoded<T> decode_subject_message(Bytes payload, MessageKind kind) {
   T message{};
-  const WireError e = walk_message(payload, kind, kKindAndTwo, [&](unsigned key, Reader& r) {
+  const WireError e = decode_fields_of(payload, kind, kKindAndTwo, [&](unsigned key, Reader& r) {
     return key == 1 ? read_member_id(r, message.subject) : r.read_uint(message.probe);
   });
   if (e != WireError::none) return {.error = e};
@@ -249,7 +218,7 @@ void encode(const GossipState& m, Writer& w) {
 }
 
 Decoded<Join> decode_join(Bytes payload) {
-  const WireError e = walk_message(payload, MessageKind::join, kKindOnly,
+  const WireError e = decode_fields_of(payload, MessageKind::join, kKindOnly,
                                    [](unsigned, Reader&) { return WireError::unknown_field; });
   if (e != WireError::none) return {.error = e};
   return {.value = Join{}};
@@ -282,7 +251,7 @@ Decoded<GossipState> decode_gossip_state(Bytes payload) {
   const auto observer_less = [](const ReachabilityRow& a, const ReachabilityRow& b) {
     return a.observer < b.observer;
   };
-  const WireError e = walk_message(payload, MessageKind::gossip_state, kKindAndThree,
+  const WireError e = decode_fields_of(payload, MessageKind::gossip_state, kKindAndThree,
                                    [&](unsigned key, Reader& r) {
     switch (key) {
       case 1: return read_sorted_list(r, state.members, read_member, address_less);

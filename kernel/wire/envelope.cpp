@@ -77,36 +77,25 @@ void encode(const Envelope& envelope, Writer& writer) {
 }
 
 Decoded<Envelope> decode_envelope(Bytes payload) {
-  Reader reader(payload);
-  FieldWalk walk;
-  if (WireError e = walk.begin(reader); e != WireError::none) return {.error = e};
   Envelope envelope;
-  std::uint64_t kind = 0;
   std::uint64_t type_tag = 0;
-  unsigned key = 0;
-  WireError e = WireError::none;
-  while (walk.next(reader, key, e)) {
+  const WireError e = decode_fields(payload, kRequired, envelope.kind, [&](unsigned key, Reader& r) {
     switch (static_cast<EnvelopeField>(key)) {
-      case EnvelopeField::kind: e = reader.read_uint(kind); break;
-      case EnvelopeField::target: e = read_ref(reader, envelope.target); break;
-      case EnvelopeField::sender:
-        if (!reader.try_read_nil()) e = read_ref(reader, envelope.sender);
-        break;
-      case EnvelopeField::correlation_id: e = reader.read_uint(envelope.correlation_id); break;
-      case EnvelopeField::type_tag: e = reader.read_uint(type_tag); break;
-      case EnvelopeField::body: e = reader.read_bin(envelope.body); break;
-      default: e = WireError::unknown_field; break;
+      case EnvelopeField::target: return read_ref(r, envelope.target);
+      case EnvelopeField::sender: return r.try_read_nil() ? WireError::none : read_ref(r, envelope.sender);
+      case EnvelopeField::correlation_id: return r.read_uint(envelope.correlation_id);
+      case EnvelopeField::type_tag: return r.read_uint(type_tag);
+      case EnvelopeField::body: return r.read_bin(envelope.body);
+      case EnvelopeField::kind: break;
     }
-    if (e != WireError::none) return {.error = e};
-  }
+    return WireError::unknown_field;
+  });
   if (e != WireError::none) return {.error = e};
-  if (e = walk.finish(reader, kRequired); e != WireError::none) return {.error = e};
-  if (e = parse_kind(kind, envelope.kind); e != WireError::none) return {.error = e};
   if (type_tag > 0xffffffffULL) return {.error = WireError::invalid_value};
   envelope.type_tag = static_cast<std::uint32_t>(type_tag);
   // Refs were checked as they were read; what is left are the rules that tie
   // fields together.
-  if (e = check_field_rules(envelope); e != WireError::none) return {.error = e};
+  if (WireError rules = check_field_rules(envelope); rules != WireError::none) return {.error = rules};
   return {.value = envelope};
 }
 

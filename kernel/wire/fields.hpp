@@ -106,6 +106,42 @@ class FieldWalk {
   std::uint32_t seen_ = 0;
 };
 
+// The whole single-pass decode of a message's map but its values: checks the
+// structure, that exactly the `required` keys appear, and reads the kind
+// (key 0) into `kind`; read_field(key, reader) reads every other value. The
+// caller checks the kind is one it decodes.
+template <class ReadField>
+WireError decode_fields(Bytes payload, std::uint32_t required, MessageKind& kind, ReadField read_field) {
+  Reader reader(payload);
+  FieldWalk walk;
+  if (WireError e = walk.begin(reader); e != WireError::none) return e;
+  std::uint64_t raw_kind = 0;
+  unsigned key = 0;
+  WireError e = WireError::none;
+  while (walk.next(reader, key, e)) {
+    if (key == kKindKey) {
+      e = reader.read_uint(raw_kind);
+    } else if ((required & field_bit(key)) == 0) {
+      e = WireError::unknown_field;
+    } else {
+      e = read_field(key, reader);
+    }
+    if (e != WireError::none) return e;
+  }
+  if (e != WireError::none) return e;
+  if (e = walk.finish(reader, required); e != WireError::none) return e;
+  return parse_kind(raw_kind, kind);
+}
+
+// decode_fields for a message of exactly one kind.
+template <class ReadField>
+WireError decode_fields_of(Bytes payload, MessageKind expected, std::uint32_t required,
+                           ReadField read_field) {
+  MessageKind kind{};
+  if (WireError e = decode_fields(payload, required, kind, read_field); e != WireError::none) return e;
+  return kind == expected ? WireError::none : WireError::unexpected_kind;
+}
+
 // The kind of the message in `payload`, without decoding the rest. One read
 // when key 0 comes first (as weft's encoder writes it); otherwise a walk that
 // steps over the other values.

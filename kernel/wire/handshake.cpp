@@ -62,40 +62,27 @@ void encode(const Hello& hello, Writer& writer) {
 }
 
 Decoded<Hello> decode_hello(Bytes payload) {
-  Reader reader(payload);
-  FieldWalk walk;
-  if (WireError e = walk.begin(reader); e != WireError::none) return {.error = e};
   Hello hello;
-  std::uint64_t kind = 0;
   std::uint64_t version = 0;
   Bytes nonce;
-  unsigned key = 0;
-  WireError e = WireError::none;
-  while (walk.next(reader, key, e)) {
+  const WireError e = decode_fields_of(payload, MessageKind::hello, kRequired, [&](unsigned key, Reader& r) {
     switch (static_cast<HelloField>(key)) {
-      case HelloField::kind: e = reader.read_uint(kind); break;
-      case HelloField::protocol_version: e = reader.read_uint(version); break;
-      case HelloField::cluster_name:
-        e = read_bounded_str(reader, kMaxClusterNameBytes, hello.cluster_name);
-        break;
-      case HelloField::address: e = read_address(reader, hello.address); break;
-      case HelloField::incarnation: e = reader.read_uint(hello.incarnation); break;
-      case HelloField::nonce: e = reader.read_bin(nonce); break;
-      case HelloField::proof: e = reader.read_bin(hello.proof); break;
-      default: e = WireError::unknown_field; break;
+      case HelloField::protocol_version: return r.read_uint(version);
+      case HelloField::cluster_name: return read_bounded_str(r, kMaxClusterNameBytes, hello.cluster_name);
+      case HelloField::address: return read_address(r, hello.address);
+      case HelloField::incarnation: return r.read_uint(hello.incarnation);
+      case HelloField::nonce: return r.read_bin(nonce);
+      case HelloField::proof: return r.read_bin(hello.proof);
+      case HelloField::kind: break;
     }
-    if (e != WireError::none) return {.error = e};
-  }
+    return WireError::unknown_field;
+  });
   if (e != WireError::none) return {.error = e};
-  if (e = walk.finish(reader, kRequired); e != WireError::none) return {.error = e};
-  MessageKind parsed{};
-  if (e = parse_kind(kind, parsed); e != WireError::none) return {.error = e};
-  if (parsed != MessageKind::hello) return {.error = WireError::unexpected_kind};
   if (version == 0 || version > 0xffff) return {.error = WireError::invalid_value};
   hello.protocol_version = static_cast<std::uint16_t>(version);
   if (nonce.size() != kNonceBytes) return {.error = WireError::invalid_value};
   std::copy(nonce.begin(), nonce.end(), hello.nonce.begin());
-  if (e = validate(hello); e != WireError::none) return {.error = e};
+  if (WireError invalid = validate(hello); invalid != WireError::none) return {.error = invalid};
   return {.value = hello};
 }
 

@@ -1,7 +1,6 @@
 #include "kernel/wire/refs.hpp"
 
 namespace weft::wire {
-namespace {
 
 WireError read_host_port(Reader& reader, AddressView& address) {
   if (WireError e = read_bounded_str(reader, kMaxHostBytes, address.host); e != WireError::none) {
@@ -13,8 +12,6 @@ WireError read_host_port(Reader& reader, AddressView& address) {
   address.port = static_cast<std::uint16_t>(port);
   return WireError::none;
 }
-
-}  // namespace
 
 WireError read_bounded_str(Reader& reader, std::size_t max_bytes, std::string_view& value) {
   if (WireError e = reader.read_str(value); e != WireError::none) return e;

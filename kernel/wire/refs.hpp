@@ -38,6 +38,9 @@ struct ActorRefView {
   ActorRef to_owned() const { return ActorRef{node.to_owned(), std::string(name)}; }
 };
 
+// The host and port of an address or ref whose array header was read.
+WireError read_host_port(Reader& reader, AddressView& address);
+
 std::size_t size_of_address(const AddressView& address);
 void write_address(Writer& writer, const AddressView& address);
 WireError read_address(Reader& reader, AddressView& address);
