@@ -259,6 +259,8 @@ class Kernel {
   };
   std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> actor_index_;
   std::deque<std::uint32_t> run_queue_;
+  MailboxSlot dropped_;       // scratch: a message a full drop_oldest mailbox let go
+  MailboxSlot dispatching_;   // the message being delivered; its buffer is reused
   AskTable asks_;
   std::deque<Event> events_;
   KernelCounters counters_;

@@ -185,8 +185,7 @@ SendResult Kernel::deliver_local(std::string_view name, const Delivery& delivery
     return SendResult::unknown_actor;
   }
   Actor& actor = *actors_[found->second];
-  MailboxSlot dropped;
-  switch (actor.mailbox.push(delivery, &dropped)) {
+  switch (actor.mailbox.push(delivery, &dropped_)) {
     case PushResult::queued: break;
     case PushResult::rejected:
       mark(Mark::mailbox_overflow);
@@ -194,7 +193,7 @@ SendResult Kernel::deliver_local(std::string_view name, const Delivery& delivery
       return SendResult::mailbox_full;
     case PushResult::dropped_oldest:
       mark(Mark::mailbox_overflow);
-      dead_letter(DeadLetterReason::mailbox_full, actor.ref, dropped.type_tag());
+      dead_letter(DeadLetterReason::mailbox_full, actor.ref, dropped_.type_tag());
       break;
   }
   if (!actor.scheduled) {
@@ -259,7 +258,7 @@ void Kernel::expire_asks() {
 
 void Kernel::dispatch() {
   std::uint32_t budget = config_.dispatch_budget;
-  MailboxSlot current;
+  MailboxSlot& current = dispatching_;
   while (budget > 0 && !run_queue_.empty()) {
     const std::uint32_t index = run_queue_.front();
     run_queue_.pop_front();
