@@ -2,11 +2,12 @@
 // decode_message against the per-kind decoders.
 //
 // Any input: the typed MessagePack readers agree with skip_value on every
-// value (see check_reader_walk); decode_message, decode_hello and
-// decode_envelope agree on the outcome (same error before the kind is known,
-// the kind's decoder's result after, unexpected_kind from the other one). An
-// accepted hello (or envelope) validates, re-encodes to at most as many
-// bytes, decodes back equal, re-encodes identically, and frames through
+// value (see check_reader_walk); decode_message returns peek_kind's error,
+// or for a hello or user kind exactly what decode_hello or decode_envelope
+// returns, and neither of those accepts another kind's payload. Anything
+// decode_message accepts (control messages included) re-encodes to at most
+// as many bytes and decodes back equal. An accepted hello (or envelope)
+// validates, decodes back equal, re-encodes identically, and frames through
 // append_frame and FrameDecoder unchanged.
 #include <cstddef>
 #include <cstdint>
