@@ -142,20 +142,14 @@ std::uint32_t gossip_rounds_to_spread(std::size_t cluster_size, std::uint32_t fa
 
 Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
   Bounds b;
-  // Solve phi(t) = threshold for t by bisection on the detector's own
-  // formula (the logistic approximation has no closed-form inverse). Sigma is
-  // the larger of the floor and the bootstrap's spread (heartbeat/4): a
-  // detector that has heard only once is the slowest to trip, and a member
-  // can fail at any age.
+  // The slowest detector to trip is one that has heard only once: its sigma
+  // is the larger of the floor and the bootstrap's spread (heartbeat/4), and
+  // a member can fail at any age. It trips where y = (t - mean) / sigma
+  // reaches the threshold's y, the same solve PhiDetector makes.
   const double mean = static_cast<double>((config.heartbeat_interval + config.phi_acceptable_pause).ns());
   const double sigma = static_cast<double>(
       std::max(config.phi_min_std_deviation, config.heartbeat_interval / 4).ns());
-  double low = 0;
-  double high = mean + 100 * sigma;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (low + high) / 2;
-    if (PhiDetector::phi_of(mid, mean, sigma) < config.phi_threshold) low = mid; else high = mid;
-  }
+  const double high = mean + PhiDetector::threshold_y(config.phi_threshold) * sigma;
   b.phi_trip = Duration::nanoseconds(static_cast<std::int64_t>(std::ceil(high)));
   const std::uint32_t rounds = gossip_rounds_to_spread(cluster_size, config.gossip_fanout);
   b.spread = config.gossip_interval * rounds;

@@ -5,7 +5,18 @@
 
 namespace weft {
 
-PhiDetector::PhiDetector(const PhiParameters& parameters) : parameters_(parameters) {
+double PhiDetector::threshold_y(double threshold) {
+  double low = -100;  // phi ~ 0
+  double high = 100;  // phi far above any threshold
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (low + high) / 2;
+    if (phi_of(mid, 0.0, 1.0) < threshold) low = mid; else high = mid;
+  }
+  return high;
+}
+
+PhiDetector::PhiDetector(const PhiParameters& parameters)
+    : parameters_(parameters), threshold_y_(threshold_y(parameters.threshold)) {
   WEFT_ASSERT(parameters.threshold > 0);
   WEFT_ASSERT(parameters.max_sample_size >= 2);
   WEFT_ASSERT(parameters.first_heartbeat_estimate > Duration::zero());
@@ -28,6 +39,13 @@ void PhiDetector::record_interval(std::int64_t interval_ns) {
   }
   sum_ns_ += interval_ns;
   sum_squares_ += square;
+  update_trip();
+}
+
+void PhiDetector::update_trip() {
+  mean_with_pause_ns_ = mean_ns() + static_cast<double>(parameters_.acceptable_pause.ns());
+  sigma_ns_ = std::max(std_deviation_ns(), static_cast<double>(parameters_.min_std_deviation.ns()));
+  trip_elapsed_ns_ = mean_with_pause_ns_ + threshold_y_ * sigma_ns_;
 }
 
 void PhiDetector::heartbeat(Instant now) {
@@ -69,11 +87,7 @@ double PhiDetector::phi_of(double elapsed_ns, double mean_ns, double std_deviati
 
 double PhiDetector::phi(Instant now) const {
   if (!has_heartbeat_) return 0.0;
-  const double elapsed = static_cast<double>((now - last_heartbeat_).ns());
-  const double mean = mean_ns() + static_cast<double>(parameters_.acceptable_pause.ns());
-  const double deviation =
-      std::max(std_deviation_ns(), static_cast<double>(parameters_.min_std_deviation.ns()));
-  return phi_of(elapsed, mean, deviation);
+  return phi_of(static_cast<double>((now - last_heartbeat_).ns()), mean_with_pause_ns_, sigma_ns_);
 }
 
 }  // namespace weft

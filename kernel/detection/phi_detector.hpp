@@ -21,8 +21,11 @@
 // An interval that ends while phi is already at or above the threshold is not
 // recorded: a failure's gap must not teach the detector that gaps are normal.
 //
-// All state is integer nanoseconds; phi is computed in double from it and
-// only compared with the threshold, so no float feeds back into state.
+// All window state is integer nanoseconds. Since phi grows with
+// y = (elapsed - mean) / sigma alone, the decision "phi >= threshold" is
+// made once per window change: the threshold's y is solved at construction
+// (bisection on the formula itself) and each heartbeat turns it into a trip
+// time, so available() is one comparison and no float feeds back into state.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +53,12 @@ class PhiDetector {
   // Suspicion level at `now`; 0 before the first heartbeat.
   double phi(Instant now) const;
   // phi below the threshold (true before the first heartbeat).
-  bool available(Instant now) const { return phi(now) < parameters_.threshold; }
+  bool available(Instant now) const {
+    return !has_heartbeat_ || static_cast<double>((now - last_heartbeat_).ns()) < trip_elapsed_ns_;
+  }
+  // How long after the last heartbeat phi reaches the threshold, given the
+  // window as it is now.
+  double trip_elapsed_ns() const { return trip_elapsed_ns_; }
 
   bool has_heartbeat() const { return has_heartbeat_; }
   Instant last_heartbeat() const { return last_heartbeat_; }
@@ -66,9 +74,12 @@ class PhiDetector {
   // phi for a given elapsed time, mean and std-dev (all ns): the formula
   // alone, for tables and tests.
   static double phi_of(double elapsed_ns, double mean_ns, double std_deviation_ns);
+  // The y = (elapsed - mean) / sigma at which phi reaches `threshold`.
+  static double threshold_y(double threshold);
 
  private:
   void record_interval(std::int64_t interval_ns);
+  void update_trip();
 
   PhiParameters parameters_;
   bool has_heartbeat_ = false;
@@ -78,6 +89,12 @@ class PhiDetector {
   std::uint32_t count_ = 0;
   std::int64_t sum_ns_ = 0;
   uint128 sum_squares_ = 0;
+  double threshold_y_;
+  // Cached from the window at each change: mean + pause, floored sigma, and
+  // the elapsed time at which phi reaches the threshold.
+  double mean_with_pause_ns_ = 0;
+  double sigma_ns_ = 1;
+  double trip_elapsed_ns_ = 0;
 };
 
 }  // namespace weft
