@@ -266,7 +266,7 @@ void Kernel::dispatch() {
     for (std::uint32_t n = 0; n < config_.dispatch_batch && budget > 0; ++n, --budget) {
       Actor& actor = *actors_[index];  // re-read: a behaviour may spawn and grow actors_
       if (!actor.system.empty()) {
-        std::swap(current, actor.system.front());
+        swap(current, actor.system.front());
         actor.system.pop_front();
       } else if (!actor.mailbox.empty()) {
         // Taken out, so the behaviour may enqueue to itself while it runs.

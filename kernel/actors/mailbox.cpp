@@ -70,7 +70,7 @@ PushResult Mailbox::push(const Delivery& message, MailboxSlot* dropped) {
   PushResult result = PushResult::queued;
   if (count_ == capacity_) {
     if (policy_ == MailboxOverflow::reject_new) return PushResult::rejected;
-    if (dropped != nullptr) std::swap(*dropped, slots_[head_]);
+    if (dropped != nullptr) swap(*dropped, slots_[head_]);
     pop();
     result = PushResult::dropped_oldest;
   }
@@ -88,7 +88,7 @@ const MailboxSlot& Mailbox::front() const {
 
 void Mailbox::take(MailboxSlot& into) {
   WEFT_ASSERT(count_ > 0);
-  std::swap(into, slots_[head_]);
+  swap(into, slots_[head_]);
   pop();
 }
 

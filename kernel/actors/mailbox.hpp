@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel/actors/behavior.hpp"
@@ -34,6 +35,16 @@ class MailboxSlot {
   Delivery view() const;
   DeliveryKind kind() const { return kind_; }
   std::uint32_t type_tag() const { return type_tag_; }
+
+  friend void swap(MailboxSlot& a, MailboxSlot& b) noexcept {
+    std::swap(a.kind_, b.kind_);
+    std::swap(a.sender_port_, b.sender_port_);
+    std::swap(a.host_bytes_, b.host_bytes_);
+    std::swap(a.name_bytes_, b.name_bytes_);
+    std::swap(a.type_tag_, b.type_tag_);
+    std::swap(a.correlation_id_, b.correlation_id_);
+    a.data_.swap(b.data_);
+  }
 
  private:
   DeliveryKind kind_ = DeliveryKind::tell;
