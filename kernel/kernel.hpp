@@ -172,6 +172,7 @@ class Kernel {
   bool accept_record(const Member& incoming) const;
   void emit_member_changes(const std::vector<Member>& before);
   void gossip_round();
+  void heal_probe();
   void send_gossip_state(const NodeAddress& peer);
   wire::GossipState make_gossip_state() const;
   void leader_actions();
@@ -230,6 +231,7 @@ class Kernel {
   std::vector<MemberId> unreachable_view_;       // sorted; for ReachabilityEvents
   Instant next_gossip_;
   Instant next_join_attempt_;
+  Instant next_heal_probe_;
   Instant next_heartbeat_;
 
   // Failure detection.

@@ -305,6 +305,27 @@ void Kernel::leader_actions() {
   }
 }
 
+void Kernel::heal_probe() {
+  // After a partition long enough for each side to down the other, no live
+  // member links the two sides. So every join_retry_interval this node sends
+  // its digest to one seed or downed/removed member it does not count as
+  // live: whoever answers with a different state starts the merge, and the
+  // side that learns it was downed rejoins (M5).
+  if (now_ < next_heal_probe_) return;
+  next_heal_probe_ = now_ + config_.join_retry_interval;
+  std::vector<NodeAddress> candidates;
+  for (const NodeAddress& seed : config_.seeds) {
+    if (seed != self_.address && !is_live(seed)) candidates.push_back(seed);
+  }
+  for (const Member& m : members_.members()) {
+    if (m.address() != self_.address && !is_live_status(m.status)) candidates.push_back(m.address());
+  }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  if (candidates.empty()) return;
+  send_control(candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_});
+}
+
 void Kernel::gossip_round() {
   next_gossip_ = now_ + config_.gossip_interval;
   prune_gone();
@@ -319,10 +340,11 @@ void Kernel::gossip_round() {
       if (seed != self_.address) send_control(seed, wire::Join{});
     }
   }
+  heal_probe();
   // Links to addresses that are neither live members nor seeds being tried
-  // are closed: nothing will be sent there.
+  // are closed once drained: nothing more will be sent there.
   for (const auto& [address, out] : outbound_) {
-    if (out.retired || is_live(address)) continue;
+    if (out.retired || is_live(address) || !out.control.empty() || !out.user.empty()) continue;
     const bool joining_seed = peers.empty() &&
         std::find(config_.seeds.begin(), config_.seeds.end(), address) != config_.seeds.end();
     if (!joining_seed) close_outbound(address, CloseReason::peer_gone);

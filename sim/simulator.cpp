@@ -1,0 +1,404 @@
+#include "sim/simulator.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <variant>
+
+#include "kernel/membership/member_table.hpp"
+
+namespace weft::sim {
+
+struct Simulator::Node {
+  NodeAddress address;
+  Incarnation incarnation{1};
+  std::unique_ptr<Kernel> kernel;
+  std::uint64_t life = 0;             // bumped on crash and restart: stale events see it
+  Instant paused_until;
+  bool tick_pending = false;
+  Instant tick_at;
+};
+
+struct Chunk {
+  Instant arrival;
+  std::vector<std::uint8_t> bytes;
+};
+
+// One TCP connection: the dialer's link and, once the acceptor has read from
+// it, the acceptor's. Each direction is a FIFO of chunks in flight.
+struct Simulator::Connection {
+  std::size_t dialer = 0;
+  std::size_t acceptor = 0;
+  std::uint64_t dialer_life = 0;
+  std::uint64_t acceptor_life = 0;
+  LinkId dialer_link;
+  std::optional<LinkId> acceptor_link;
+  bool open = true;
+  bool established = false;
+  std::deque<Chunk> to_acceptor;
+  std::deque<Chunk> to_dialer;
+  Instant last_arrival[2];  // [0] to acceptor, [1] to dialer
+};
+
+struct Simulator::Event {
+  enum class Kind : std::uint8_t { tick, deliver, connect_result, peer_closed };
+  Instant at;
+  std::uint64_t seq = 0;
+  Kind kind = Kind::tick;
+  std::size_t node = 0;
+  std::uint64_t life = 0;
+  std::uint64_t connection = 0;
+  bool to_acceptor = false;
+};
+
+bool Simulator::EventOrder::operator()(const std::unique_ptr<Event>& a, const std::unique_ptr<Event>& b) const {
+  if (a->at != b->at) return a->at > b->at;
+  return a->seq > b->seq;
+}
+
+namespace {
+
+std::string member_line(const MemberEvent& e) {
+  std::string text = e.member.id.to_string() + " " + std::string(to_string(e.member.status));
+  if (e.from_known) text += " (was " + std::string(to_string(e.from)) + ")";
+  return text;
+}
+
+}  // namespace
+
+Simulator::Simulator(SimOptions options)
+    : options_(std::move(options)), network_prng_(Prng::derive(options_.seed, 1)) {
+  WEFT_ASSERT(options_.nodes >= 1);
+  WEFT_ASSERT(options_.network.max_chunks >= 1);
+  trace_hash_ = fingerprint_u64(0, options_.seed);
+  for (std::size_t i = 1; i <= options_.nodes; ++i) {
+    auto node = std::make_unique<Node>();
+    node->address = NodeAddress{"10.0.0." + std::to_string(i), 7000};
+    nodes_.push_back(std::move(node));
+  }
+  for (std::size_t i = 1; i <= options_.nodes; ++i) restart(i);
+}
+
+Simulator::~Simulator() = default;
+
+const NodeAddress& Simulator::address(std::size_t node) const { return nodes_.at(node - 1)->address; }
+Kernel* Simulator::kernel(std::size_t node) { return nodes_.at(node - 1)->kernel.get(); }
+const Kernel* Simulator::kernel(std::size_t node) const { return nodes_.at(node - 1)->kernel.get(); }
+bool Simulator::alive(std::size_t node) const { return nodes_.at(node - 1)->kernel != nullptr; }
+bool Simulator::paused(std::size_t node) const { return nodes_.at(node - 1)->paused_until > now_; }
+
+Config Simulator::node_config(std::size_t node, Incarnation incarnation) const {
+  Config config;
+  config.cluster_name = "sim";
+  config.self = address(node);
+  config.incarnation = incarnation;
+  config.seeds = {address(1)};
+  if (options_.tune) options_.tune(config);
+  return config;
+}
+
+void Simulator::trace(std::size_t node, std::string text, bool show) {
+  trace_hash_ = fingerprint_u64(trace_hash_, static_cast<std::uint64_t>(now_.ns_since_epoch()));
+  trace_hash_ = fingerprint_u64(trace_hash_, node);
+  trace_hash_ = fingerprint_bytes(trace_hash_, text.data(), text.size());
+  TraceLine line{now_, node, std::move(text)};
+  if (sink_) sink_(line);
+  if (show) timeline_.push_back(std::move(line));
+}
+
+Duration Simulator::latency() {
+  return options_.network.latency_floor + network_prng_.exponential(options_.network.latency_tail_mean);
+}
+
+void Simulator::schedule(std::unique_ptr<Event> event) {
+  event->seq = next_seq_++;
+  queue_.push(std::move(event));
+}
+
+void Simulator::schedule_tick(std::size_t node) {
+  Node& n = *nodes_[node - 1];
+  if (!n.kernel) return;
+  const Instant at = std::max(std::max(n.kernel->next_deadline(), now_), n.paused_until);
+  if (n.tick_pending && n.tick_at <= at) return;
+  n.tick_pending = true;
+  n.tick_at = at;
+  auto event = std::make_unique<Event>();
+  event->at = at;
+  event->kind = Event::Kind::tick;
+  event->node = node;
+  event->life = n.life;
+  schedule(std::move(event));
+}
+
+bool Simulator::blocked(std::size_t from, std::size_t to) const { return cuts_.count({from, to}) != 0; }
+
+void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
+                         std::span<const std::uint8_t> bytes) {
+  const std::size_t slot = from_dialer ? 0 : 1;
+  std::deque<Chunk>& flight = from_dialer ? c.to_acceptor : c.to_dialer;
+  // Split into up to max_chunks pieces, in order, each arriving no earlier
+  // than the one before (TCP delivers in order).
+  const std::uint64_t pieces = 1 + network_prng_.below(options_.network.max_chunks);
+  Instant arrival = std::max(now_ + latency(), c.last_arrival[slot] + Duration::nanoseconds(1));
+  std::size_t at = 0;
+  for (std::uint64_t piece = 0; piece < pieces && at < bytes.size(); ++piece) {
+    const std::size_t left = bytes.size() - at;
+    const std::size_t size =
+        piece + 1 == pieces ? left : 1 + static_cast<std::size_t>(network_prng_.below(left));
+    flight.push_back(Chunk{arrival, {bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                                     bytes.begin() + static_cast<std::ptrdiff_t>(at + size)}});
+    at += size;
+    c.last_arrival[slot] = arrival;
+    arrival += Duration::nanoseconds(1);
+  }
+  auto event = std::make_unique<Event>();
+  event->at = c.last_arrival[slot];
+  event->kind = Event::Kind::deliver;
+  event->connection = id;
+  event->to_acceptor = from_dialer;
+  schedule(std::move(event));
+}
+
+void Simulator::close_connection(std::uint64_t id, Connection& c, std::size_t closer) {
+  if (!c.open) return;
+  c.open = false;
+  c.to_acceptor.clear();
+  c.to_dialer.clear();
+  by_link_.erase({c.dialer, c.dialer_link.value});
+  if (c.acceptor_link) by_link_.erase({c.acceptor, c.acceptor_link->value});
+  // The other side learns of the close one network latency later.
+  const std::size_t other = closer == c.dialer ? c.acceptor : c.dialer;
+  if (other == c.acceptor && !c.acceptor_link.has_value()) return;  // it never saw the link
+  auto event = std::make_unique<Event>();
+  event->at = now_ + latency();
+  event->kind = Event::Kind::peer_closed;
+  event->node = other;
+  event->life = other == c.dialer ? c.dialer_life : c.acceptor_life;
+  event->connection = id;
+  schedule(std::move(event));
+}
+
+void Simulator::drain(std::size_t node) {
+  Node& n = *nodes_[node - 1];
+  if (!n.kernel) return;
+  Kernel& k = *n.kernel;
+  while (auto command = k.poll_command()) {
+    if (const auto* connect = std::get_if<ConnectCommand>(&*command)) {
+      const std::uint64_t id = next_connection_++;
+      Connection& c = connections_[id];
+      c.dialer = node;
+      c.dialer_life = n.life;
+      c.dialer_link = connect->link;
+      by_link_[{node, connect->link.value}] = id;
+      c.acceptor = 0;
+      for (std::size_t i = 1; i <= nodes_.size(); ++i) {
+        if (nodes_[i - 1]->address == connect->address) c.acceptor = i;
+      }
+      auto event = std::make_unique<Event>();
+      event->at = now_ + latency();
+      event->kind = Event::Kind::connect_result;
+      event->node = node;
+      event->life = n.life;
+      event->connection = id;
+      schedule(std::move(event));
+      trace(node, "connect " + connect->address.to_string(), false);
+    } else {
+      const auto& close = std::get<CloseCommand>(*command);
+      const auto found = by_link_.find({node, close.link.value});
+      if (found != by_link_.end()) {
+        Connection& c = connections_.at(found->second);
+        close_connection(found->second, c, node);
+        trace(node, "close link: " + std::string(to_string(close.reason)), false);
+      }
+    }
+  }
+  while (auto transmit_request = k.poll_transmit()) {
+    const auto found = by_link_.find({node, transmit_request->link.value});
+    if (found == by_link_.end()) continue;
+    Connection& c = connections_.at(found->second);
+    if (c.open && c.established) transmit(found->second, c, c.dialer == node, transmit_request->bytes);
+  }
+  while (auto event = k.poll_event()) {
+    if (const auto* member = std::get_if<MemberEvent>(&*event)) {
+      trace(node, member_line(*member), true);
+    } else if (const auto* reach = std::get_if<ReachabilityEvent>(&*event)) {
+      trace(node, reach->subject.to_string() + (reach->unreachable ? " unreachable" : " reachable again"), true);
+    } else if (const auto* done = std::get_if<AskCompleted>(&*event)) {
+      trace(node, "ask " + std::to_string(done->id) + " " + std::string(to_string(done->outcome)), false);
+    } else if (const auto* dead = std::get_if<DeadLetter>(&*event)) {
+      trace(node, "dead letter " + std::string(to_string(dead->reason)) + " " + dead->target.to_string(), false);
+    } else if (const auto* shutdown = std::get_if<ShutdownEvent>(&*event)) {
+      trace(node, shutdown->downed ? "shut down (downed)" : "shut down (left)", true);
+    }
+  }
+  schedule_tick(node);
+}
+
+void Simulator::process(Event& event) {
+  ++events_processed_;
+  now_ = event.at;
+  switch (event.kind) {
+    case Event::Kind::tick: {
+      Node& n = *nodes_[event.node - 1];
+      if (!n.kernel || n.life != event.life || !n.tick_pending || n.tick_at != event.at) return;
+      n.tick_pending = false;
+      if (now_ < n.paused_until) {
+        schedule_tick(event.node);
+        return;
+      }
+      n.kernel->handle_tick(now_);
+      drain(event.node);
+      return;
+    }
+    case Event::Kind::connect_result: {
+      Connection& c = connections_.at(event.connection);
+      Node& dialer = *nodes_[c.dialer - 1];
+      if (!dialer.kernel || dialer.life != c.dialer_life || !c.open) return;
+      const bool refused = c.acceptor == 0 || !nodes_[c.acceptor - 1]->kernel;
+      if (refused || blocked(c.dialer, c.acceptor)) {
+        c.open = false;
+        by_link_.erase({c.dialer, c.dialer_link.value});
+        // Nothing listens at a dead process's address: refused. A cut path
+        // never answers: unreachable (modelled without the connect timeout).
+        dialer.kernel->handle_link_down(now_, c.dialer_link,
+                                        refused ? LinkDownCause::refused : LinkDownCause::unreachable);
+        drain(c.dialer);
+        return;
+      }
+      c.acceptor_life = nodes_[c.acceptor - 1]->life;
+      c.established = true;
+      dialer.kernel->handle_link_up(now_, c.dialer_link);
+      drain(c.dialer);
+      return;
+    }
+    case Event::Kind::deliver: {
+      Connection& c = connections_.at(event.connection);
+      if (!c.open) return;
+      const std::size_t to = event.to_acceptor ? c.acceptor : c.dialer;
+      const std::size_t from = event.to_acceptor ? c.dialer : c.acceptor;
+      Node& receiver = *nodes_[to - 1];
+      const std::uint64_t life = event.to_acceptor ? c.acceptor_life : c.dialer_life;
+      if (!receiver.kernel || receiver.life != life) return;
+      std::deque<Chunk>& flight = event.to_acceptor ? c.to_acceptor : c.to_dialer;
+      if (flight.empty() || flight.front().arrival > now_) return;
+      if (now_ < receiver.paused_until || blocked(from, to)) {
+        // Held: a paused process reads later; a cut path retransmits.
+        auto retry = std::make_unique<Event>(event);
+        retry->at = std::max(receiver.paused_until, now_ + Duration::milliseconds(50));
+        schedule(std::move(retry));
+        return;
+      }
+      if (event.to_acceptor && !c.acceptor_link) {
+        c.acceptor_link = receiver.kernel->handle_link_accepted(now_);
+        by_link_[{to, c.acceptor_link->value}] = event.connection;
+      }
+      const LinkId link = event.to_acceptor ? *c.acceptor_link : c.dialer_link;
+      while (!flight.empty() && flight.front().arrival <= now_ && c.open) {
+        const Chunk chunk = std::move(flight.front());
+        flight.pop_front();
+        trace_hash_ = fingerprint_u64(trace_hash_, chunk.bytes.size() ^ (static_cast<std::uint64_t>(to) << 32));
+        receiver.kernel->handle_bytes(now_, link, chunk.bytes);
+        drain(to);
+        if (!receiver.kernel) return;
+      }
+      return;
+    }
+    case Event::Kind::peer_closed: {
+      Connection& c = connections_.at(event.connection);
+      Node& n = *nodes_[event.node - 1];
+      if (!n.kernel || n.life != event.life) return;
+      const LinkId link = event.node == c.dialer ? c.dialer_link : *c.acceptor_link;
+      n.kernel->handle_link_down(now_, link, LinkDownCause::closed_by_peer);
+      drain(event.node);
+      return;
+    }
+  }
+}
+
+void Simulator::run_for(Duration duration) {
+  const Instant end = now_ + duration;
+  while (!queue_.empty() && queue_.top()->at <= end) {
+    std::unique_ptr<Event> event = std::move(const_cast<std::unique_ptr<Event>&>(queue_.top()));
+    queue_.pop();
+    process(*event);
+  }
+  now_ = end;
+}
+
+std::optional<Duration> Simulator::run_until(const std::function<bool()>& done, Duration limit) {
+  const Instant start = now_;
+  const Instant end = now_ + limit;
+  while (!done()) {
+    if (queue_.empty() || queue_.top()->at > end) {
+      now_ = end;
+      return done() ? std::optional<Duration>(now_ - start) : std::nullopt;
+    }
+    std::unique_ptr<Event> event = std::move(const_cast<std::unique_ptr<Event>&>(queue_.top()));
+    queue_.pop();
+    process(*event);
+  }
+  return now_ - start;
+}
+
+void Simulator::crash(std::size_t node) {
+  Node& n = *nodes_[node - 1];
+  if (!n.kernel) return;
+  trace(node, "CRASH", true);
+  n.kernel.reset();
+  ++n.life;
+  n.tick_pending = false;
+  for (auto& [id, c] : connections_) {
+    if (c.open && (c.dialer == node || c.acceptor == node)) close_connection(id, c, node);
+  }
+}
+
+void Simulator::restart(std::size_t node) {
+  Node& n = *nodes_[node - 1];
+  if (n.kernel) return;
+  ++n.life;
+  n.incarnation = Incarnation{n.incarnation.value + (n.life > 1 ? 1 : 0)};
+  n.paused_until = now_;
+  n.tick_pending = false;
+  const Config config = node_config(node, n.incarnation);
+  n.kernel = std::make_unique<Kernel>(config, mix64(options_.seed ^ (node << 32) ^ n.incarnation.value));
+  trace(node, "start " + MemberId{n.address, n.incarnation}.to_string(), n.life > 1);
+  n.kernel->handle_tick(now_);
+  drain(node);
+}
+
+void Simulator::pause(std::size_t node, Duration for_how_long) {
+  Node& n = *nodes_[node - 1];
+  if (!n.kernel) return;
+  n.paused_until = std::max(n.paused_until, now_ + for_how_long);
+  trace(node, "PAUSE for " + std::to_string(for_how_long.ms()) + " ms", true);
+}
+
+void Simulator::cut_one_way(std::size_t from, std::size_t to) {
+  cuts_.insert({from, to});
+  trace(0, "CUT " + std::to_string(from) + "->" + std::to_string(to), true);
+}
+
+void Simulator::cut(std::size_t a, std::size_t b) {
+  cut_one_way(a, b);
+  cut_one_way(b, a);
+}
+
+void Simulator::partition(const std::vector<std::size_t>& side) {
+  for (std::size_t a : side) {
+    for (std::size_t b = 1; b <= nodes_.size(); ++b) {
+      if (std::find(side.begin(), side.end(), b) == side.end()) {
+        cuts_.insert({a, b});
+        cuts_.insert({b, a});
+      }
+    }
+  }
+  std::string text = "PARTITION {";
+  for (std::size_t a : side) text += " " + std::to_string(a);
+  trace(0, text + " } from the rest", true);
+}
+
+void Simulator::heal() {
+  cuts_.clear();
+  trace(0, "HEAL", true);
+}
+
+}  // namespace weft::sim

@@ -1,0 +1,126 @@
+// The deterministic simulator: N unmodified kernels in one thread on one
+// virtual clock, connected by a modelled network, with faults injected on
+// purpose. Every random choice derives from the root seed, events run in
+// (time, sequence) order, and every event folds into a rolling trace hash:
+// the same seed gives the same hash, on any machine (property D1).
+//
+// Network model, per connection and direction: TCP-like in-order delivery,
+// latency = a floor plus an exponential tail; bytes may be split into random
+// chunks so the kernels' incremental frame decoders are exercised. A cut
+// direction holds its bytes (as TCP retransmits) until the cut heals.
+//
+// Faults: crash (the process dies: its connections close at once, redials
+// are refused) and restart with a new incarnation; pause (the process
+// handles nothing for a while, its connections stay open and silent);
+// partitions between groups, or a single broken link.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernel/kernel.hpp"
+#include "kernel/prng.hpp"
+
+namespace weft::sim {
+
+struct NetworkModel {
+  Duration latency_floor = Duration::microseconds(200);
+  Duration latency_tail_mean = Duration::microseconds(300);
+  // Split transmitted bytes into up to this many chunks (1: never split).
+  std::uint32_t max_chunks = 4;
+};
+
+struct SimOptions {
+  std::uint64_t seed = 1;
+  std::size_t nodes = 5;
+  NetworkModel network;
+  // Applied to every node's config after the simulator's own settings.
+  std::function<void(Config&)> tune;
+};
+
+// One line of the trace, as the timeline shows it.
+struct TraceLine {
+  Instant at;
+  std::size_t node = 0;  // 1-based; 0 for the simulator itself
+  std::string text;
+};
+
+class Simulator {
+ public:
+  explicit Simulator(SimOptions options);
+  ~Simulator();
+
+  Instant now() const { return now_; }
+  std::size_t size() const { return nodes_.size(); }
+  const NodeAddress& address(std::size_t node) const;
+  // The node's kernel, or nullptr while it is crashed.
+  Kernel* kernel(std::size_t node);
+  const Kernel* kernel(std::size_t node) const;
+  bool alive(std::size_t node) const;
+  bool paused(std::size_t node) const;
+
+  // Runs events until `duration` of virtual time has passed.
+  void run_for(Duration duration);
+  // Runs until `done()` holds (checked after each event) or `limit` passes;
+  // the time it took, if it held.
+  std::optional<Duration> run_until(const std::function<bool()>& done, Duration limit);
+
+  // Faults, effective at the current virtual time.
+  void crash(std::size_t node);
+  void restart(std::size_t node);
+  void pause(std::size_t node, Duration for_how_long);
+  void cut(std::size_t a, std::size_t b);      // both directions
+  void cut_one_way(std::size_t from, std::size_t to);
+  void partition(const std::vector<std::size_t>& side);  // cut side from the rest
+  void heal();                                  // restore every cut
+
+  std::uint64_t trace_hash() const { return trace_hash_; }
+  std::uint64_t events_processed() const { return events_processed_; }
+  const std::vector<TraceLine>& timeline() const { return timeline_; }
+  // Called for every trace line as it happens (for --trace FILE).
+  void on_trace(std::function<void(const TraceLine&)> sink) { sink_ = std::move(sink); }
+
+ private:
+  struct Node;
+  struct Connection;
+  struct Event;
+  struct EventOrder {
+    bool operator()(const std::unique_ptr<Event>& a, const std::unique_ptr<Event>& b) const;
+  };
+
+  void schedule(std::unique_ptr<Event> event);
+  void process(Event& event);
+  void drain(std::size_t node);
+  void schedule_tick(std::size_t node);
+  void transmit(std::uint64_t id, Connection& connection, bool from_dialer,
+                std::span<const std::uint8_t> bytes);
+  void close_connection(std::uint64_t id, Connection& connection, std::size_t closer);
+  bool blocked(std::size_t from, std::size_t to) const;
+  Duration latency();
+  void trace(std::size_t node, std::string text, bool show);
+  Config node_config(std::size_t node, Incarnation incarnation) const;
+
+  SimOptions options_;
+  Prng network_prng_;
+  Instant now_ = Instant::from_ns(1'000'000'000);
+  std::uint64_t next_seq_ = 0;
+  std::priority_queue<std::unique_ptr<Event>, std::vector<std::unique_ptr<Event>>, EventOrder> queue_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::map<std::uint64_t, Connection> connections_;
+  std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t> by_link_;  // (node, link) -> connection
+  std::uint64_t next_connection_ = 1;
+  std::set<std::pair<std::size_t, std::size_t>> cuts_;  // directed (from, to)
+  std::uint64_t trace_hash_ = 0;
+  std::uint64_t events_processed_ = 0;
+  std::vector<TraceLine> timeline_;
+  std::function<void(const TraceLine&)> sink_;
+};
+
+}  // namespace weft::sim

@@ -1,0 +1,113 @@
+// Goal: the simulator runs real kernels deterministically (same seed, same
+// trace hash) and its faults behave like their real counterparts, on the
+// scenarios the kernel must survive: join, crash and restart, partition and
+// heal, a short pause.
+#include <gtest/gtest.h>
+
+#include "sim/simulator.hpp"
+
+namespace weft::sim {
+namespace {
+
+SimOptions options(std::uint64_t seed, std::size_t nodes) {
+  SimOptions o;
+  o.seed = seed;
+  o.nodes = nodes;
+  return o;
+}
+
+bool one_view_all_up(const Simulator& s, const std::vector<std::size_t>& nodes) {
+  std::optional<std::uint64_t> digest;
+  for (std::size_t i : nodes) {
+    const Kernel* k = s.kernel(i);
+    if (k == nullptr) return false;
+    for (std::size_t j : nodes) {
+      const Member* m = k->members().find(s.address(j));
+      if (m == nullptr || m->status != MemberStatus::up) return false;
+    }
+    if (digest && *digest != k->state_digest()) return false;
+    digest = k->state_digest();
+  }
+  return true;
+}
+
+std::uint64_t scripted_run(std::uint64_t seed) {
+  Simulator s(options(seed, 5));
+  s.run_for(Duration::seconds(5));
+  s.partition({1, 2});
+  s.run_for(Duration::seconds(3));
+  s.heal();
+  s.crash(4);
+  s.run_for(Duration::seconds(10));
+  s.restart(4);
+  s.pause(3, Duration::seconds(1));
+  s.run_for(Duration::seconds(10));
+  return s.trace_hash();
+}
+
+TEST(Simulator, SameSeedSameTraceHash) {
+  const std::uint64_t first = scripted_run(42);
+  EXPECT_EQ(scripted_run(42), first);
+  EXPECT_NE(scripted_run(43), first);
+}
+
+TEST(Simulator, FiveNodesJoinIntoOneView) {
+  Simulator s(options(7, 5));
+  const Bounds bounds = compute_bounds(s.kernel(1)->config(), 5);
+  const auto took = s.run_until([&] { return one_view_all_up(s, {1, 2, 3, 4, 5}); }, bounds.converge);
+  ASSERT_TRUE(took.has_value());
+  EXPECT_GT(s.events_processed(), 0u);
+}
+
+TEST(Simulator, CrashIsDownedAndTheRestartRejoins) {
+  Simulator s(options(11, 5));
+  s.run_for(Duration::seconds(5));
+  ASSERT_TRUE(one_view_all_up(s, {1, 2, 3, 4, 5}));
+  const Bounds bounds = compute_bounds(s.kernel(1)->config(), 5);
+  s.crash(4);
+  const auto downed = s.run_until(
+      [&] {
+        for (const std::size_t i : {1UL, 2UL, 3UL, 5UL}) {
+          const Member* m = s.kernel(i)->members().find(s.address(4));
+          if (m == nullptr || m->status < MemberStatus::down) return false;
+        }
+        return true;
+      },
+      bounds.down);
+  ASSERT_TRUE(downed.has_value()) << "F1: down within T_down";
+  s.restart(4);
+  const auto back = s.run_until([&] { return one_view_all_up(s, {1, 2, 3, 4, 5}); }, bounds.converge);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_GT(s.kernel(1)->members().find(s.address(4))->incarnation().value, 1u);
+}
+
+TEST(Simulator, PartitionHealsIntoOneView) {
+  Simulator s(options(5, 5));
+  s.run_for(Duration::seconds(5));
+  s.partition({1, 2});
+  s.run_for(Duration::seconds(20));  // long enough for each side to down the other
+  s.heal();
+  const Bounds bounds = compute_bounds(s.kernel(1)->config(), 5);
+  const auto healed = s.run_until([&] { return one_view_all_up(s, {1, 2, 3, 4, 5}); }, bounds.heal);
+  EXPECT_TRUE(healed.has_value()) << "M5: one view within T_heal";
+}
+
+TEST(Simulator, ShortPauseIsNotSuspected) {
+  Simulator s(options(3, 5));
+  s.run_for(Duration::seconds(5));
+  s.pause(3, Duration::seconds(2));  // under the 3 s acceptable pause
+  bool suspected = false;
+  (void)s.run_until(
+      [&] {
+        for (const std::size_t i : {1UL, 2UL, 4UL, 5UL}) {
+          const Member* m = s.kernel(i)->members().find(s.address(3));
+          suspected = suspected || s.kernel(i)->is_unreachable(m->id);
+        }
+        return false;
+      },
+      Duration::seconds(10));
+  EXPECT_FALSE(suspected) << "F3: a pause under the acceptable pause is not suspected";
+}
+
+}  // namespace
+}  // namespace weft::sim
