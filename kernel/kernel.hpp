@@ -182,6 +182,7 @@ class Kernel {
   void prune_gone();
   void update_reachability_view();
   bool counts_as_observer(const MemberId& observer) const;
+  bool is_gone(const MemberId& id) const;
   bool is_live(const NodeAddress& address) const;
   std::vector<NodeAddress> live_peers() const;
 

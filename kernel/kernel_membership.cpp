@@ -26,6 +26,12 @@ bool Kernel::is_live(const NodeAddress& address) const {
   return m != nullptr && is_live_status(m->status);
 }
 
+bool Kernel::is_gone(const MemberId& id) const {
+  // A superseded incarnation, or a member removed or pruned.
+  const Member* m = members_.find(id.address);
+  return m == nullptr || m->id != id || m->status == MemberStatus::removed;
+}
+
 bool Kernel::counts_as_observer(const MemberId& observer) const {
   const Member* m = members_.find(observer.address);
   if (m == nullptr || m->id != observer || !is_live_status(m->status)) return false;
@@ -173,12 +179,16 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
       mark(Mark::ingest_guard);
     }
   }
-  ReachabilityTable incoming_rows;
-  for (const ReachabilityRow& row : state.rows) incoming_rows.merge(row);
-  const std::uint64_t incoming_digest = combined_digest(incoming, incoming_rows);
-
   const std::vector<Member> before(members_.members().begin(), members_.members().end());
   const bool members_changed = members_.merge(incoming);
+  // Rows of observers whose life is over here are not taken back: pruned
+  // rows would otherwise circulate between nodes that prune at different
+  // moments, and every return would reset convergence.
+  ReachabilityTable incoming_rows;
+  for (const ReachabilityRow& row : state.rows) {
+    if (!is_gone(row.observer)) incoming_rows.merge(row);
+  }
+  const std::uint64_t incoming_digest = combined_digest(incoming, incoming_rows);
   const bool rows_changed = reachability_.merge(incoming_rows);
   if (members_changed) emit_member_changes(before);
   if (members_changed || rows_changed) on_state_changed();
@@ -265,13 +275,9 @@ void Kernel::prune_gone() {
       return m.address() == address && m.status == MemberStatus::removed;
     });
   }
-  // Rows and entries about lives that are over: a superseded incarnation, or
-  // a member removed or pruned.
-  const auto gone = [&](const MemberId& id) {
-    const Member* m = members_.find(id.address);
-    return m == nullptr || m->id != id || m->status == MemberStatus::removed;
-  };
-  const bool rows_changed = reachability_.prune(gone, self_) > 0;
+  // Rows and entries about lives that are over.
+  const bool rows_changed =
+      reachability_.prune([&](const MemberId& id) { return is_gone(id); }, self_) > 0;
   if (!expired.empty() || rows_changed) on_state_changed();
 }
 

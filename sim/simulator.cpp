@@ -91,7 +91,9 @@ Config Simulator::node_config(std::size_t node, Incarnation incarnation) const {
   config.cluster_name = "sim";
   config.self = address(node);
   config.incarnation = incarnation;
-  config.seeds = {address(1)};
+  // Every node is a seed, as a deployment would list several: a restarted
+  // node can join through whoever is up.
+  for (std::size_t i = 1; i <= nodes_.size(); ++i) config.seeds.push_back(address(i));
   if (options_.tune) options_.tune(config);
   return config;
 }
@@ -343,6 +345,9 @@ void Simulator::crash(std::size_t node) {
   Node& n = *nodes_[node - 1];
   if (!n.kernel) return;
   trace(node, "CRASH", true);
+  // The next life must be newer than any this one reached (a rejoin raises
+  // the incarnation in-process), as a restart clock would make it.
+  n.incarnation = std::max(n.incarnation, n.kernel->self().incarnation);
   n.kernel.reset();
   ++n.life;
   n.tick_pending = false;
@@ -355,7 +360,7 @@ void Simulator::restart(std::size_t node) {
   Node& n = *nodes_[node - 1];
   if (n.kernel) return;
   ++n.life;
-  n.incarnation = Incarnation{n.incarnation.value + (n.life > 1 ? 1 : 0)};
+  if (n.life > 1) n.incarnation = Incarnation{n.incarnation.value + 1};
   n.paused_until = now_;
   n.tick_pending = false;
   const Config config = node_config(node, n.incarnation);
