@@ -59,7 +59,10 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   const Bounds bounds = compute_bounds(Config{}, nodes);
   s.heal = bounds.heal + Duration::seconds(5);
   Prng prng = Prng::derive(seed, 7);
-  s.network.latency_floor = uniform_ms(prng, 0, 1) + Duration::microseconds(prng.between(50, 500));
+  // One draw per statement: the order of two draws inside one expression is
+  // unspecified in C++ and differs between gcc and clang.
+  const Duration floor_ms = uniform_ms(prng, 0, 1);
+  s.network.latency_floor = floor_ms + Duration::microseconds(prng.between(50, 500));
   s.network.latency_tail_mean = Duration::microseconds(prng.between(50, 2000));
   s.network.max_chunks = static_cast<std::uint32_t>(prng.between(1, 8));
 
