@@ -221,6 +221,7 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
       result.final_views.push_back("n" + std::to_string(i) + ": crashed");
       continue;
     }
+    for (std::size_t m = 0; m < kMarkCount; ++m) result.marks[m] += k->counters().marks[m];
     std::string line = "n" + std::to_string(i) + " " + k->self().to_string() + ": leader " +
                        (k->leader() ? k->leader()->to_string() : std::string("none")) +
                        (k->converged() ? ", converged" : ", not converged") + "; members";

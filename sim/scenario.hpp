@@ -6,6 +6,7 @@
 // and liveness is required within the bounds of compute_bounds).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ struct RunResult {
   std::vector<TraceLine> timeline;
   // Each live node's final view, one line per node (for reading failures).
   std::vector<std::string> final_views;
+  // Coverage marks (kernel/events.hpp Mark) summed over the nodes alive at
+  // the end (a crashed life's counts go with it).
+  std::array<std::uint64_t, kMarkCount> marks{};
 };
 
 // Plays the scenario: the faults during chaos with safety checks after every

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <array>
 #include <map>
 #include <string>
 
@@ -128,11 +129,17 @@ int main(int argc, char** argv) {
               static_cast<long long>(options.chaos_seconds));
   std::uint64_t passed = 0;
   std::uint64_t failed = 0;
+  std::array<std::uint64_t, weft::kMarkCount> mark_totals{};
+  std::array<std::uint64_t, weft::kMarkCount> mark_seeds{};
   for (std::uint64_t seed = first; seed <= last; ++seed) {
     options.seed = seed;
     const weft::sim::Scenario scenario =
         weft::sim::generate(seed, options.nodes, weft::Duration::seconds(options.chaos_seconds));
     const weft::sim::RunResult result = weft::sim::run(scenario);
+    for (std::size_t m = 0; m < weft::kMarkCount; ++m) {
+      mark_totals[m] += result.marks[m];
+      if (result.marks[m] > 0) ++mark_seeds[m];
+    }
     if (result.verdict == weft::sim::Verdict::pass) {
       ++passed;
       continue;
@@ -140,6 +147,11 @@ int main(int argc, char** argv) {
     ++failed;
     std::printf("FAIL seed %llu: %s\n  replay: %s\n", static_cast<unsigned long long>(seed),
                 result.failures.empty() ? "?" : result.failures.front().c_str(), command_line(options).c_str());
+  }
+  std::printf("coverage marks (seeds that hit it, total hits):\n");
+  for (std::size_t m = 0; m < weft::kMarkCount; ++m) {
+    std::printf("  %-24s %8llu %10llu\n", std::string(weft::to_string(static_cast<weft::Mark>(m))).c_str(),
+                static_cast<unsigned long long>(mark_seeds[m]), static_cast<unsigned long long>(mark_totals[m]));
   }
   std::printf("sweep: %llu passed, %llu failed\n", static_cast<unsigned long long>(passed),
               static_cast<unsigned long long>(failed));
