@@ -161,17 +161,18 @@ SendResult Kernel::send_user(const wire::Envelope& envelope) {
     dead_letter(DeadLetterReason::member_down, envelope.target.to_owned(), envelope.type_tag);
     return SendResult::member_down;
   }
-  Outbound& out = outbound(address);
-  const std::size_t frame_bytes = wire::kFrameHeaderBytes + wire::encoded_size(envelope);
-  if (frame_bytes - wire::kFrameHeaderBytes > config_.max_frame_bytes) {
+  // Sized once: the same number checks both bounds and lays out the frame.
+  const std::size_t payload_bytes = wire::encoded_size(envelope);
+  if (payload_bytes > config_.max_frame_bytes) {
     dead_letter(DeadLetterReason::too_large, envelope.target.to_owned(), envelope.type_tag);
     return SendResult::too_large;
   }
-  if (out.user.size() + frame_bytes > config_.max_outbound_user_bytes) {
+  Outbound& out = outbound(address);
+  if (out.user.size() + wire::kFrameHeaderBytes + payload_bytes > config_.max_outbound_user_bytes) {
     dead_letter(DeadLetterReason::outbound_full, envelope.target.to_owned(), envelope.type_tag);
     return SendResult::outbound_full;
   }
-  (void)wire::append_frame(out.user, envelope, config_.max_frame_bytes);
+  wire::append_encoded_frame(out.user, envelope, payload_bytes);
   ++out.user_frames;
   ++counters_.frames_out;
   return SendResult::sent;

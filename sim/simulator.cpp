@@ -133,6 +133,14 @@ void Simulator::schedule_tick(std::size_t node) {
 
 bool Simulator::blocked(std::size_t from, std::size_t to) const { return cuts_.count({from, to}) != 0; }
 
+void Simulator::reap() {
+  // A connection is forgotten once closed and its other side told, so a
+  // long run with many redials keeps only live connections. Events still
+  // naming it find nothing and are dropped.
+  for (const std::uint64_t id : finished_) connections_.erase(id);
+  finished_.clear();
+}
+
 void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
                          std::span<const std::uint8_t> bytes) {
   const std::size_t slot = from_dialer ? 0 : 1;
@@ -169,7 +177,10 @@ void Simulator::close_connection(std::uint64_t id, Connection& c, std::size_t cl
   if (c.acceptor_link) by_link_.erase({c.acceptor, c.acceptor_link->value});
   // The other side learns of the close one network latency later.
   const std::size_t other = closer == c.dialer ? c.acceptor : c.dialer;
-  if (other == c.acceptor && !c.acceptor_link.has_value()) return;  // it never saw the link
+  if (other == c.acceptor && !c.acceptor_link.has_value()) {  // it never saw the link
+    finished_.push_back(id);
+    return;
+  }
   auto event = std::make_unique<Event>();
   event->at = now_ + latency();
   event->kind = Event::Kind::peer_closed;
@@ -252,13 +263,20 @@ void Simulator::process(Event& event) {
       return;
     }
     case Event::Kind::connect_result: {
-      Connection& c = connections_.at(event.connection);
+      const auto found = connections_.find(event.connection);
+      if (found == connections_.end()) return;
+      Connection& c = found->second;
       Node& dialer = *nodes_[c.dialer - 1];
-      if (!dialer.kernel || dialer.life != c.dialer_life || !c.open) return;
+      if (!dialer.kernel || dialer.life != c.dialer_life || !c.open) {
+        by_link_.erase({c.dialer, c.dialer_link.value});
+        finished_.push_back(event.connection);
+        return;
+      }
       const bool refused = c.acceptor == 0 || !nodes_[c.acceptor - 1]->kernel;
       if (refused || blocked(c.dialer, c.acceptor)) {
         c.open = false;
         by_link_.erase({c.dialer, c.dialer_link.value});
+        finished_.push_back(event.connection);
         // Nothing listens at a dead process's address: refused. A cut path
         // never answers: unreachable (modelled without the connect timeout).
         dialer.kernel->handle_link_down(now_, c.dialer_link,
@@ -273,8 +291,9 @@ void Simulator::process(Event& event) {
       return;
     }
     case Event::Kind::deliver: {
-      Connection& c = connections_.at(event.connection);
-      if (!c.open) return;
+      const auto found = connections_.find(event.connection);
+      if (found == connections_.end() || !found->second.open) return;
+      Connection& c = found->second;
       const std::size_t to = event.to_acceptor ? c.acceptor : c.dialer;
       const std::size_t from = event.to_acceptor ? c.dialer : c.acceptor;
       Node& receiver = *nodes_[to - 1];
@@ -305,7 +324,10 @@ void Simulator::process(Event& event) {
       return;
     }
     case Event::Kind::peer_closed: {
-      Connection& c = connections_.at(event.connection);
+      const auto found = connections_.find(event.connection);
+      if (found == connections_.end()) return;
+      Connection& c = found->second;
+      finished_.push_back(event.connection);
       Node& n = *nodes_[event.node - 1];
       if (!n.kernel || n.life != event.life) return;
       const LinkId link = event.node == c.dialer ? c.dialer_link : *c.acceptor_link;
@@ -322,6 +344,7 @@ void Simulator::run_for(Duration duration) {
     std::unique_ptr<Event> event = std::move(const_cast<std::unique_ptr<Event>&>(queue_.top()));
     queue_.pop();
     process(*event);
+    reap();
   }
   now_ = end;
 }
@@ -337,6 +360,7 @@ std::optional<Duration> Simulator::run_until(const std::function<bool()>& done, 
     std::unique_ptr<Event> event = std::move(const_cast<std::unique_ptr<Event>&>(queue_.top()));
     queue_.pop();
     process(*event);
+    reap();
   }
   return now_ - start;
 }

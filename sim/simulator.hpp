@@ -103,6 +103,7 @@ class Simulator {
                 std::span<const std::uint8_t> bytes);
   void close_connection(std::uint64_t id, Connection& connection, std::size_t closer);
   bool blocked(std::size_t from, std::size_t to) const;
+  void reap();
   Duration latency();
   void trace(std::size_t node, std::string text, bool show);
   Config node_config(std::size_t node, Incarnation incarnation) const;
@@ -114,6 +115,7 @@ class Simulator {
   std::priority_queue<std::unique_ptr<Event>, std::vector<std::unique_ptr<Event>>, EventOrder> queue_;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::map<std::uint64_t, Connection> connections_;
+  std::vector<std::uint64_t> finished_;  // closed and told: erased by reap()
   std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t> by_link_;  // (node, link) -> connection
   std::uint64_t next_connection_ = 1;
   std::set<std::pair<std::size_t, std::size_t>> cuts_;  // directed (from, to)

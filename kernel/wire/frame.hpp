@@ -78,6 +78,19 @@ WireError FrameDecoder::feed(Bytes input, OnFrame&& on_frame) {
   return error_;
 }
 
+// Appends one frame holding `message`, whose encoded_size() the caller has
+// already computed as `payload_bytes` (and checked against its limits).
+template <class Message>
+void append_encoded_frame(std::vector<std::uint8_t>& out, const Message& message, std::size_t payload_bytes) {
+  WEFT_ASSERT(payload_bytes <= UINT32_MAX);
+  const std::size_t start = out.size();
+  out.resize(start + kFrameHeaderBytes + payload_bytes);
+  store_be32(out.data() + start, static_cast<std::uint32_t>(payload_bytes));
+  Writer writer(out.data() + start + kFrameHeaderBytes, payload_bytes);
+  encode(message, writer);
+  WEFT_ASSERT(writer.unused() == 0);
+}
+
 // Appends one frame holding `message` to `out`. A message whose payload
 // exceeds max_frame_bytes is refused with frame_too_large and `out` is left
 // as it was: an oversize user message is the sender's error, not a crash.
@@ -86,12 +99,7 @@ WireError append_frame(std::vector<std::uint8_t>& out, const Message& message,
                        std::uint32_t max_frame_bytes = kDefaultMaxFrameBytes) {
   const std::size_t size = encoded_size(message);
   if (size > max_frame_bytes) return WireError::frame_too_large;
-  const std::size_t start = out.size();
-  out.resize(start + kFrameHeaderBytes + size);
-  store_be32(out.data() + start, static_cast<std::uint32_t>(size));
-  Writer writer(out.data() + start + kFrameHeaderBytes, size);
-  encode(message, writer);
-  WEFT_ASSERT(writer.unused() == 0);
+  append_encoded_frame(out, message, size);
   return WireError::none;
 }
 
