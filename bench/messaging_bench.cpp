@@ -126,8 +126,7 @@ void inbound_frame_through_kernel(benchmark::State& state) {
   std::vector<std::uint8_t> handshake;
   (void)weft::wire::append_frame(handshake, hello);
   kernel.handle_bytes(now, link, handshake);
-  while (kernel.poll_transmit()) {
-  }
+  while (auto transmit = kernel.poll_transmit()) kernel.handle_sent(now, transmit->link);
   constexpr int kFrames = 1024;
   const std::vector<std::uint8_t> stream = tell_stream(kFrames);
   weft::bench::AllocationScope allocations(state);

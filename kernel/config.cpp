@@ -82,6 +82,8 @@ std::vector<std::string> Config::validate() const {
             "must be at least max_frame_bytes, or one large message could never be queued");
   p.require(max_outbound_control_bytes >= max_frame_bytes, "max_outbound_control_bytes",
             "must be at least max_frame_bytes");
+  p.require(max_write_bytes >= 4096, "max_write_bytes",
+            "must be at least 4 KiB (a write always carries at least one whole frame)");
   p.positive(reconnect_backoff_min, "reconnect_backoff_min");
   p.require(reconnect_backoff_max >= reconnect_backoff_min, "reconnect_backoff_max",
             "must be at least reconnect_backoff_min");
@@ -122,6 +124,7 @@ std::string Config::to_string() const {
          line("max_frame_bytes", std::to_string(max_frame_bytes)) +
          line("max_outbound_user_bytes", std::to_string(max_outbound_user_bytes)) +
          line("max_outbound_control_bytes", std::to_string(max_outbound_control_bytes)) +
+         line("max_write_bytes", std::to_string(max_write_bytes)) +
          line("reconnect_backoff_min", duration_text(reconnect_backoff_min)) +
          line("reconnect_backoff_max", duration_text(reconnect_backoff_max)) +
          line("mailbox_capacity", std::to_string(mailbox_capacity)) +

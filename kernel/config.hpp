@@ -37,10 +37,12 @@ struct Mutations {
   bool refutation_off = false;        // F3: an unreachable mark is never withdrawn
   bool replies_complete_twice = false;  // S2: a reply leaves its ask pending
   bool mailbox_unbounded = false;     // S4: mailboxes ignore their capacity
+  bool control_behind_user = false;   // F2: heartbeats and gossip queue behind user frames
+  bool merge_order_dependent = false; // M1/M2: gossip overwrites a member instead of merging
 
   bool any() const {
     return throttle_off || indirect_probes_off || refutation_off || replies_complete_twice ||
-           mailbox_unbounded;
+           mailbox_unbounded || control_behind_user || merge_order_dependent;
   }
 };
 
@@ -83,6 +85,9 @@ struct Config {
   std::uint32_t max_frame_bytes = 1U << 20;
   std::uint64_t max_outbound_user_bytes = 8ULL << 20;     // per link
   std::uint64_t max_outbound_control_bytes = 4ULL << 20;  // per link
+  // User bytes handed to the driver per write: the longest a heartbeat
+  // waits behind user traffic is one such write.
+  std::uint32_t max_write_bytes = 256U << 10;
   Duration reconnect_backoff_min = Duration::milliseconds(100);
   Duration reconnect_backoff_max = Duration::seconds(5);
 

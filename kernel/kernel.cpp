@@ -107,6 +107,7 @@ void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::W
   out.peer.reset();
   out.control.clear();
   out.user.clear();
+  out.user_head = 0;
   out.user_frames = 0;
 }
 
@@ -338,24 +339,72 @@ std::optional<LinkCommand> Kernel::poll_command() {
 }
 
 std::optional<Transmit> Kernel::poll_transmit() {
-  lent_.clear();
-  const auto lend = [&](std::vector<std::uint8_t>& buffer, LinkId link) {
-    lent_.swap(buffer);
-    counters_.bytes_out += lent_.size();
-    return Transmit{link, lent_};
+  const auto lend = [&](std::vector<std::uint8_t>& in_flight, LinkId link, bool& writing) {
+    writing = true;
+    counters_.bytes_out += in_flight.size();
+    return Transmit{link, in_flight};
   };
   for (auto& [address, out] : outbound_) {
-    if (!out.connected || out.retired) continue;
-    if (!out.control.empty()) return lend(out.control, *out.link);
-    if (!out.user.empty()) {
-      out.user_frames = 0;
-      return lend(out.user, *out.link);
+    if (!out.connected || out.retired || out.writing) continue;
+    // Membership and detection traffic never waits behind user messages
+    // (ARCHITECTURE.md); the mutation puts it behind them, to show F2 fail.
+    const bool user_first = config_.mutations.control_behind_user && out.user_queued() > 0;
+    if (!out.control.empty() && !user_first) {
+      out.in_flight.clear();
+      out.in_flight.swap(out.control);
+      return lend(out.in_flight, *out.link, out.writing);
+    }
+    if (out.user_queued() > 0) {
+      take_user_write(out);
+      return lend(out.in_flight, *out.link, out.writing);
     }
   }
   for (auto& [link, in] : inbound_) {
-    if (!in.closed && !in.control.empty()) return lend(in.control, link);
+    if (in.closed || in.writing || in.control.empty()) continue;
+    in.in_flight.clear();
+    in.in_flight.swap(in.control);
+    return lend(in.in_flight, link, in.writing);
   }
   return std::nullopt;
+}
+
+void Kernel::take_user_write(Outbound& out) {
+  // At most max_write_bytes of whole frames per write, so a control frame
+  // produced meanwhile waits behind one bounded write, not the whole queue.
+  if (out.user_head == 0 && out.user.size() <= config_.max_write_bytes) {
+    out.in_flight.clear();
+    out.in_flight.swap(out.user);
+    out.user_frames = 0;
+    return;
+  }
+  std::size_t end = out.user_head;
+  std::uint64_t frames = 0;
+  while (end < out.user.size() && (frames == 0 || end - out.user_head < config_.max_write_bytes)) {
+    const std::size_t length = wire::load_be32(out.user.data() + end);
+    if (frames > 0 && end - out.user_head + wire::kFrameHeaderBytes + length > config_.max_write_bytes) break;
+    end += wire::kFrameHeaderBytes + length;
+    ++frames;
+  }
+  out.in_flight.assign(out.user.begin() + static_cast<std::ptrdiff_t>(out.user_head),
+                       out.user.begin() + static_cast<std::ptrdiff_t>(end));
+  out.user_head = end;
+  out.user_frames -= frames;
+  if (out.user_head == out.user.size()) {
+    out.user.clear();
+    out.user_head = 0;
+  } else if (out.user_head * 2 >= out.user.size()) {
+    out.user.erase(out.user.begin(), out.user.begin() + static_cast<std::ptrdiff_t>(out.user_head));
+    out.user_head = 0;
+  }
+}
+
+void Kernel::handle_sent(Instant now, LinkId link) {
+  advance(now);
+  if (const auto by_link = outbound_by_link_.find(link); by_link != outbound_by_link_.end()) {
+    outbound_.at(by_link->second).writing = false;
+  } else if (const auto in = inbound_.find(link); in != inbound_.end()) {
+    in->second.writing = false;
+  }
 }
 
 std::optional<Event> Kernel::poll_event() {
@@ -379,7 +428,7 @@ Instant Kernel::next_deadline() const {
 
 std::size_t Kernel::outbound_bytes_queued(const NodeAddress& peer) const {
   const auto it = outbound_.find(peer);
-  return it == outbound_.end() ? 0 : it->second.control.size() + it->second.user.size();
+  return it == outbound_.end() ? 0 : it->second.control.size() + it->second.user_queued();
 }
 
 }  // namespace weft

@@ -14,7 +14,9 @@
 // Calling order. After every input or command the driver drains, in this
 // order, until each returns nothing:
 //   1. poll_command()   connect / close links
-//   2. poll_transmit()  bytes per link, control frames ahead of user frames
+//   2. poll_transmit()  bytes per link, control frames ahead of user frames;
+//                       one write in flight per link: a link is lent bytes
+//                       again only after handle_sent(now, link)
 //   3. poll_event()     membership, reachability, ask completions, dead letters
 // and then arms its timer for next_deadline(), calling handle_tick(now) when
 // it fires (or earlier: extra ticks are harmless). `now` must never decrease.
@@ -55,7 +57,8 @@ namespace weft {
 
 struct Transmit {
   LinkId link;
-  std::span<const std::uint8_t> bytes;  // valid until the next poll_transmit()
+  // Valid until handle_sent(now, link), or until the link is closed or down.
+  std::span<const std::uint8_t> bytes;
 };
 
 // Counters for observability and for the simulator's checkers.
@@ -118,6 +121,11 @@ class Kernel {
   void handle_link_down(Instant now, LinkId link, LinkDownCause cause);
   void handle_bytes(Instant now, LinkId link, std::span<const std::uint8_t> bytes);
   void handle_tick(Instant now);
+  // The bytes poll_transmit() last lent for `link` have been written (the
+  // socket took them). Until then that link is lent nothing more: what is
+  // produced meanwhile queues in the kernel, control ahead of user, within
+  // the outbound bounds. This is the driver's backpressure.
+  void handle_sent(Instant now, LinkId link);
 
   // --- user commands
   // Registers an actor under `name` on this node (names are unique).
@@ -160,6 +168,7 @@ class Kernel {
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
   Outbound& outbound(const NodeAddress& peer);
   void connect_due(Instant now);
+  void take_user_write(Outbound& out);
   template <class Message>
   void send_control(const NodeAddress& peer, const Message& message);
   void mark(Mark m);
@@ -169,6 +178,7 @@ class Kernel {
   void on_state_changed();
   void apply_status(const NodeAddress& address, MemberStatus status);
   void merge_gossip(const MemberId& from, wire::GossipState&& state);
+  bool overwrite_members(const MemberTable& incoming);
   bool accept_record(const Member& incoming) const;
   void emit_member_changes(const std::vector<Member>& before);
   void gossip_round();
@@ -251,7 +261,6 @@ class Kernel {
   std::map<LinkId, Inbound> inbound_;
   std::deque<LinkCommand> commands_;
   bool needs_sweep_ = false;                     // a link was closed during this input
-  std::vector<std::uint8_t> lent_;               // bytes handed out by poll_transmit
 
   // Actors.
   std::vector<std::unique_ptr<Actor>> actors_;

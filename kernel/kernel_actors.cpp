@@ -168,7 +168,7 @@ SendResult Kernel::send_user(const wire::Envelope& envelope) {
     return SendResult::too_large;
   }
   Outbound& out = outbound(address);
-  if (out.user.size() + wire::kFrameHeaderBytes + payload_bytes > config_.max_outbound_user_bytes) {
+  if (out.user_queued() + wire::kFrameHeaderBytes + payload_bytes > config_.max_outbound_user_bytes) {
     dead_letter(DeadLetterReason::outbound_full, envelope.target.to_owned(), envelope.type_tag);
     return SendResult::outbound_full;
   }

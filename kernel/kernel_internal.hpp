@@ -29,8 +29,13 @@ struct Kernel::Outbound {
   std::optional<MemberId> peer;         // from the peer's hello
   wire::FrameDecoder decoder;           // reads the peer's hello reply
   std::vector<std::uint8_t> control;    // whole frames, sent first
-  std::vector<std::uint8_t> user;       // whole frames
-  std::uint64_t user_frames = 0;        // frames in `user`, for link_lost counts
+  std::vector<std::uint8_t> user;       // whole frames; those before user_head are written
+  std::size_t user_head = 0;
+  std::uint64_t user_frames = 0;        // frames queued in `user`, for link_lost counts
+  std::vector<std::uint8_t> in_flight;  // lent by poll_transmit until handle_sent
+  bool writing = false;
+
+  std::size_t user_queued() const { return user.size() - user_head; }
   Instant next_attempt;
   Duration backoff;
   bool retired = false;                 // closed; erased after the current input
@@ -43,6 +48,8 @@ struct Kernel::Inbound {
   wire::FrameDecoder decoder;
   std::optional<MemberId> peer;         // set by the peer's hello
   std::vector<std::uint8_t> control;    // our hello reply
+  std::vector<std::uint8_t> in_flight;  // lent by poll_transmit until handle_sent
+  bool writing = false;
   bool closed = false;                  // erased after the current input
   // Per-frame lookups, cached while Kernel::liveness_generation_ holds.
   std::uint64_t cache_generation = 0;

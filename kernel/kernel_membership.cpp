@@ -180,7 +180,8 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
     }
   }
   const std::vector<Member> before(members_.members().begin(), members_.members().end());
-  const bool members_changed = members_.merge(incoming);
+  const bool members_changed = config_.mutations.merge_order_dependent ? overwrite_members(incoming)
+                                                                        : members_.merge(incoming);
   // Rows of observers whose life is over here are not taken back: pruned
   // rows would otherwise circulate between nodes that prune at different
   // moments, and every return would reset convergence.
@@ -207,6 +208,19 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
     send_gossip_state(from.address);  // we hold something the sender lacks
   }
   check_self_status();
+}
+
+bool Kernel::overwrite_members(const MemberTable& incoming) {
+  // Mutations::merge_order_dependent: the sender's record replaces ours even
+  // when ours is newer, so the result depends on who gossiped last.
+  MemberTable result;
+  for (const Member& m : members_.members()) {
+    if (incoming.find(m.address()) == nullptr) result.merge(m);
+  }
+  for (const Member& m : incoming.members()) result.merge(m);
+  if (result == members_) return false;
+  members_ = std::move(result);
+  return true;
 }
 
 void Kernel::check_self_status() {
@@ -350,7 +364,7 @@ void Kernel::gossip_round() {
   // Links to addresses that are neither live members nor seeds being tried
   // are closed once drained: nothing more will be sent there.
   for (const auto& [address, out] : outbound_) {
-    if (out.retired || is_live(address) || !out.control.empty() || !out.user.empty()) continue;
+    if (out.retired || out.writing || is_live(address) || !out.control.empty() || out.user_queued() > 0) continue;
     const bool joining_seed = peers.empty() &&
         std::find(config_.seeds.begin(), config_.seeds.end(), address) != config_.seeds.end();
     if (!joining_seed) close_outbound(address, CloseReason::peer_gone);

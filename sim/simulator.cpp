@@ -36,11 +36,14 @@ struct Simulator::Connection {
   bool established = false;
   std::deque<Chunk> to_acceptor;
   std::deque<Chunk> to_dialer;
-  Instant last_arrival[2];  // [0] to acceptor, [1] to dialer
+  // Per direction, [0] to the acceptor and [1] to the dialer:
+  Instant last_arrival[2];
+  Instant wire_free[2];       // when the sender's last write is all on the wire
+  std::uint64_t unread[2] = {0, 0};  // sent, not yet read by the peer
 };
 
 struct Simulator::Event {
-  enum class Kind : std::uint8_t { tick, deliver, connect_result, peer_closed };
+  enum class Kind : std::uint8_t { tick, deliver, sent, connect_result, peer_closed, call };
   Instant at;
   std::uint64_t seq = 0;
   Kind kind = Kind::tick;
@@ -48,6 +51,7 @@ struct Simulator::Event {
   std::uint64_t life = 0;
   std::uint64_t connection = 0;
   bool to_acceptor = false;
+  std::function<void()> action;  // call only
 };
 
 bool Simulator::EventOrder::operator()(const std::unique_ptr<Event>& a, const std::unique_ptr<Event>& b) const {
@@ -108,7 +112,8 @@ void Simulator::trace(std::size_t node, std::string text, bool show) {
 }
 
 Duration Simulator::latency() {
-  return options_.network.latency_floor + network_prng_.exponential(options_.network.latency_tail_mean);
+  const Duration base = options_.network.latency_floor + network_prng_.exponential(options_.network.latency_tail_mean);
+  return now_ < spike_until_ ? base + spike_ : base;
 }
 
 void Simulator::schedule(std::unique_ptr<Event> event) {
@@ -145,10 +150,15 @@ void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
                          std::span<const std::uint8_t> bytes) {
   const std::size_t slot = from_dialer ? 0 : 1;
   std::deque<Chunk>& flight = from_dialer ? c.to_acceptor : c.to_dialer;
+  // The write goes onto the wire behind the previous one at the link's
+  // bandwidth; its bytes arrive one latency after they are all on it.
+  const std::uint64_t wire_ns = bytes.size() * 1'000'000'000ULL / options_.network.bandwidth;
+  c.wire_free[slot] = std::max(now_, c.wire_free[slot]) + Duration::nanoseconds(static_cast<std::int64_t>(wire_ns));
+  c.unread[slot] += bytes.size();
   // Split into up to max_chunks pieces, in order, each arriving no earlier
   // than the one before (TCP delivers in order).
   const std::uint64_t pieces = 1 + network_prng_.below(options_.network.max_chunks);
-  Instant arrival = std::max(now_ + latency(), c.last_arrival[slot] + Duration::nanoseconds(1));
+  Instant arrival = std::max(c.wire_free[slot] + latency(), c.last_arrival[slot] + Duration::nanoseconds(1));
   std::size_t at = 0;
   for (std::uint64_t piece = 0; piece < pieces && at < bytes.size(); ++piece) {
     const std::size_t left = bytes.size() - at;
@@ -160,12 +170,21 @@ void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
     c.last_arrival[slot] = arrival;
     arrival += Duration::nanoseconds(1);
   }
-  auto event = std::make_unique<Event>();
-  event->at = c.last_arrival[slot];
-  event->kind = Event::Kind::deliver;
-  event->connection = id;
-  event->to_acceptor = from_dialer;
-  schedule(std::move(event));
+  auto deliver = std::make_unique<Event>();
+  deliver->at = c.last_arrival[slot];
+  deliver->kind = Event::Kind::deliver;
+  deliver->connection = id;
+  deliver->to_acceptor = from_dialer;
+  schedule(std::move(deliver));
+
+  auto sent = std::make_unique<Event>();
+  sent->at = c.wire_free[slot];
+  sent->kind = Event::Kind::sent;
+  sent->node = from_dialer ? c.dialer : c.acceptor;
+  sent->life = from_dialer ? c.dialer_life : c.acceptor_life;
+  sent->connection = id;
+  sent->to_acceptor = from_dialer;
+  schedule(std::move(sent));
 }
 
 void Simulator::close_connection(std::uint64_t id, Connection& c, std::size_t closer) {
@@ -242,6 +261,8 @@ void Simulator::drain(std::size_t node) {
     } else if (const auto* shutdown = std::get_if<ShutdownEvent>(&*event)) {
       trace(node, shutdown->downed ? "shut down (downed)" : "shut down (left)", true);
     }
+    if (options_.on_event) options_.on_event(node, *event);
+    if (!n.kernel) return;  // the workload crashed it
   }
   schedule_tick(node);
 }
@@ -316,6 +337,7 @@ void Simulator::process(Event& event) {
       while (!flight.empty() && flight.front().arrival <= now_ && c.open) {
         const Chunk chunk = std::move(flight.front());
         flight.pop_front();
+        c.unread[event.to_acceptor ? 0 : 1] -= chunk.bytes.size();
         trace_hash_ = fingerprint_u64(trace_hash_, chunk.bytes.size() ^ (static_cast<std::uint64_t>(to) << 32));
         receiver.kernel->handle_bytes(now_, link, chunk.bytes);
         drain(to);
@@ -323,6 +345,28 @@ void Simulator::process(Event& event) {
       }
       return;
     }
+    case Event::Kind::sent: {
+      const auto found = connections_.find(event.connection);
+      if (found == connections_.end() || !found->second.open) return;
+      Connection& c = found->second;
+      Node& sender = *nodes_[event.node - 1];
+      if (!sender.kernel || sender.life != event.life) return;
+      // A paused process learns nothing; a full window (cut path, paused or
+      // slow reader) stalls the write, as a blocked socket would.
+      if (now_ < sender.paused_until || c.unread[event.to_acceptor ? 0 : 1] > options_.network.window) {
+        auto retry = std::make_unique<Event>(event);
+        retry->at = std::max(sender.paused_until, now_ + Duration::milliseconds(10));
+        schedule(std::move(retry));
+        return;
+      }
+      const LinkId link = event.node == c.dialer ? c.dialer_link : *c.acceptor_link;
+      sender.kernel->handle_sent(now_, link);
+      drain(event.node);
+      return;
+    }
+    case Event::Kind::call:
+      event.action();
+      return;
     case Event::Kind::peer_closed: {
       const auto found = connections_.find(event.connection);
       if (found == connections_.end()) return;
@@ -390,6 +434,7 @@ void Simulator::restart(std::size_t node) {
   const Config config = node_config(node, n.incarnation);
   n.kernel = std::make_unique<Kernel>(config, mix64(options_.seed ^ (node << 32) ^ n.incarnation.value));
   trace(node, "start " + MemberId{n.address, n.incarnation}.to_string(), n.life > 1);
+  if (options_.on_start) options_.on_start(node, *n.kernel, now_);
   n.kernel->handle_tick(now_);
   drain(node);
 }
@@ -423,6 +468,28 @@ void Simulator::partition(const std::vector<std::size_t>& side) {
   std::string text = "PARTITION {";
   for (std::size_t a : side) text += " " + std::to_string(a);
   trace(0, text + " } from the rest", true);
+}
+
+void Simulator::call_at(Instant at, std::function<void()> action) {
+  auto event = std::make_unique<Event>();
+  event->at = std::max(at, now_);
+  event->kind = Event::Kind::call;
+  event->action = std::move(action);
+  schedule(std::move(event));
+}
+
+bool Simulator::command(std::size_t node, const std::function<void(Kernel&, Instant)>& command) {
+  Node& n = *nodes_.at(node - 1);
+  if (!n.kernel || n.kernel->is_shut_down() || now_ < n.paused_until) return false;
+  command(*n.kernel, now_);
+  drain(node);
+  return true;
+}
+
+void Simulator::latency_spike(Duration extra, Instant until) {
+  spike_ = extra;
+  spike_until_ = until;
+  trace(0, "LATENCY +" + std::to_string(extra.ms()) + " ms until " + std::to_string((until - now_).ms()) + " ms from now", true);
 }
 
 void Simulator::heal() {

@@ -35,6 +35,13 @@ struct NetworkModel {
   Duration latency_tail_mean = Duration::microseconds(300);
   // Split transmitted bytes into up to this many chunks (1: never split).
   std::uint32_t max_chunks = 4;
+  // Per direction: bytes a second onto the wire. A write completes (the
+  // kernel's handle_sent) when its last byte is on the wire...
+  std::uint64_t bandwidth = 100'000'000;
+  // ...and the bytes sent but not yet read by the peer fit this window.
+  // A cut path or a paused reader fills it; then writes stall and the
+  // sender's kernel queues, within its outbound bounds.
+  std::uint64_t window = 4U << 20;
 };
 
 struct SimOptions {
@@ -43,6 +50,11 @@ struct SimOptions {
   NetworkModel network;
   // Applied to every node's config after the simulator's own settings.
   std::function<void(Config&)> tune;
+  // Workload hooks. on_start runs when a node's kernel is made (first boot
+  // and every restart), before it handles anything: spawn actors here.
+  // on_event sees every event a kernel emits, in order.
+  std::function<void(std::size_t node, Kernel& kernel, Instant now)> on_start;
+  std::function<void(std::size_t node, const Event& event)> on_event;
 };
 
 // One line of the trace, as the timeline shows it.
@@ -72,6 +84,14 @@ class Simulator {
   // the time it took, if it held.
   std::optional<Duration> run_until(const std::function<bool()>& done, Duration limit);
 
+  // Runs `action` at virtual time `at` (not before now), in (time,
+  // sequence) order with every other event.
+  void call_at(Instant at, std::function<void()> action);
+  // Runs a user command on a node's kernel now and drains what it produced.
+  // False (and not run) while the node is crashed, shut down or paused: a
+  // paused process runs no user code either.
+  bool command(std::size_t node, const std::function<void(Kernel&, Instant)>& command);
+
   // Faults, effective at the current virtual time.
   void crash(std::size_t node);
   void restart(std::size_t node);
@@ -80,6 +100,8 @@ class Simulator {
   void cut_one_way(std::size_t from, std::size_t to);
   void partition(const std::vector<std::size_t>& side);  // cut side from the rest
   void heal();                                  // restore every cut
+  // Adds `extra` to the latency of every frame sent until `until`.
+  void latency_spike(Duration extra, Instant until);
 
   std::uint64_t trace_hash() const { return trace_hash_; }
   std::uint64_t events_processed() const { return events_processed_; }
@@ -119,6 +141,8 @@ class Simulator {
   std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t> by_link_;  // (node, link) -> connection
   std::uint64_t next_connection_ = 1;
   std::set<std::pair<std::size_t, std::size_t>> cuts_;  // directed (from, to)
+  Duration spike_;
+  Instant spike_until_;
   std::uint64_t trace_hash_ = 0;
   std::uint64_t events_processed_ = 0;
   std::vector<TraceLine> timeline_;

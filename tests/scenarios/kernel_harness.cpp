@@ -80,6 +80,7 @@ void Harness::drain(std::size_t i) {
         pipe.to_dialer.insert(pipe.to_dialer.end(), transmit->bytes.begin(), transmit->bytes.end());
       }
     }
+    n.kernel->handle_sent(now_, transmit->link);  // an unbounded pipe takes every write at once
   }
   while (auto event = n.kernel->poll_event()) n.events.push_back(std::move(*event));
 }
