@@ -44,6 +44,7 @@ struct Mutations {
     return throttle_off || indirect_probes_off || refutation_off || replies_complete_twice ||
            mailbox_unbounded || control_behind_user || merge_order_dependent;
   }
+  friend bool operator==(const Mutations&, const Mutations&) = default;
 };
 
 struct Config {

@@ -7,48 +7,20 @@
 namespace weft::sim {
 namespace {
 
-std::string seconds_text(Duration d) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%lld.%03llds", static_cast<long long>(d.ms() / 1000),
-                static_cast<long long>(d.ms() % 1000));
-  return text;
-}
-
 Duration uniform_ms(Prng& prng, std::int64_t low, std::int64_t high) {
   return Duration::milliseconds(prng.between(low, high));
 }
 
-}  // namespace
-
-std::string Scenario::to_text() const {
-  std::string text = "seed " + std::to_string(seed) + " nodes " + std::to_string(nodes) + " chaos " +
-                     seconds_text(chaos) + " heal " + seconds_text(heal) + "\n";
-  text += "network floor " + std::to_string(network.latency_floor.us()) + "us tail " +
-          std::to_string(network.latency_tail_mean.us()) + "us chunks " +
-          std::to_string(network.max_chunks) + "\n";
-  for (const Fault& f : faults) {
-    text += "at " + seconds_text(f.at) + " ";
-    switch (f.kind) {
-      case Fault::Kind::crash: text += "crash n" + std::to_string(f.nodes[0]); break;
-      case Fault::Kind::restart: text += "restart n" + std::to_string(f.nodes[0]); break;
-      case Fault::Kind::pause:
-        text += "pause n" + std::to_string(f.nodes[0]) + " for " + std::to_string(f.length.ms()) + "ms";
-        break;
-      case Fault::Kind::cut:
-        text += "cut n" + std::to_string(f.nodes[0]) + " n" + std::to_string(f.nodes[1]);
-        break;
-      case Fault::Kind::partition: {
-        text += "partition {";
-        for (std::size_t n : f.nodes) text += " n" + std::to_string(n);
-        text += " }";
-        break;
-      }
-      case Fault::Kind::heal: text += "heal"; break;
-    }
-    text += "\n";
-  }
-  return text;
+Fault make_fault(Fault::Kind kind, Duration at, std::vector<std::size_t> nodes, Duration length) {
+  Fault f;
+  f.kind = kind;
+  f.at = at;
+  f.nodes = std::move(nodes);
+  f.length = length;
+  return f;
 }
+
+}  // namespace
 
 Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   WEFT_ASSERT(nodes >= 2);
@@ -76,21 +48,21 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   for (std::int64_t i = count(); i > 0; --i) {
     const Duration at = when();
     const std::size_t victim = node();
-    s.faults.push_back(Fault{Fault::Kind::crash, at, {victim}, {}});
+    s.faults.push_back(make_fault(Fault::Kind::crash, at, {victim}, {}));
     if (prng.chance(Ratio{2, 3})) {
-      s.faults.push_back(Fault{Fault::Kind::restart, std::min(end, at + uniform_ms(prng, 500, 10'000)), {victim}, {}});
+      s.faults.push_back(make_fault(Fault::Kind::restart, std::min(end, at + uniform_ms(prng, 500, 10'000)), {victim}, {}));
     }
   }
   for (std::int64_t i = count(); i > 0; --i) {
-    s.faults.push_back(Fault{Fault::Kind::pause, when(), {node()}, uniform_ms(prng, 200, 8'000)});
+    s.faults.push_back(make_fault(Fault::Kind::pause, when(), {node()}, uniform_ms(prng, 200, 8'000)));
   }
   for (std::int64_t i = count(); i > 0; --i) {
     const std::size_t a = node();
     std::size_t b = node();
     if (b == a) b = a % nodes + 1;
     const Duration at = when();
-    s.faults.push_back(Fault{Fault::Kind::cut, at, {a, b}, {}});
-    s.faults.push_back(Fault{Fault::Kind::heal, std::min(end, at + uniform_ms(prng, 1'000, 15'000)), {}, {}});
+    s.faults.push_back(make_fault(Fault::Kind::cut, at, {a, b}, {}));
+    s.faults.push_back(make_fault(Fault::Kind::heal, std::min(end, at + uniform_ms(prng, 1'000, 15'000)), {}, {}));
   }
   for (std::int64_t i = count(); i > 0; --i) {
     std::vector<std::size_t> side;
@@ -99,8 +71,8 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
     }
     if (side.empty() || side.size() == nodes) side = {node()};
     const Duration at = when();
-    s.faults.push_back(Fault{Fault::Kind::partition, at, side, {}});
-    s.faults.push_back(Fault{Fault::Kind::heal, std::min(end, at + uniform_ms(prng, 2'000, 20'000)), {}, {}});
+    s.faults.push_back(make_fault(Fault::Kind::partition, at, side, {}));
+    s.faults.push_back(make_fault(Fault::Kind::heal, std::min(end, at + uniform_ms(prng, 2'000, 20'000)), {}, {}));
   }
   std::stable_sort(s.faults.begin(), s.faults.end(),
                    [](const Fault& a, const Fault& b) { return a.at < b.at; });
@@ -172,7 +144,9 @@ bool one_view(const Simulator& sim, std::string* why) {
 
 }  // namespace
 
-RunResult run(const Scenario& scenario, const std::function<void(const TraceLine&)>& trace_sink) {
+RunResult run(const Scenario& scenario, const std::function<void(const TraceLine&)>& trace_sink,
+              std::span<Workload* const> workloads) {
+  (void)workloads;
   SimOptions options;
   options.seed = scenario.seed;
   options.nodes = scenario.nodes;
@@ -199,6 +173,11 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
       case Fault::Kind::cut: sim.cut(f.nodes[0], f.nodes[1]); break;
       case Fault::Kind::partition: sim.partition(f.nodes); break;
       case Fault::Kind::heal: sim.heal(); break;
+      case Fault::Kind::cut_one_way: sim.cut_one_way(f.nodes[0], f.nodes[1]); break;
+      case Fault::Kind::flap:
+      case Fault::Kind::spike:
+      case Fault::Kind::flood:
+      case Fault::Kind::asks: break;
     }
   }
   run_checked_until(start + scenario.chaos);

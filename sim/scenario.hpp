@@ -7,21 +7,45 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <span>
+#include <string_view>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "kernel/time.hpp"
 #include "sim/simulator.hpp"
+#include "sim/workload.hpp"
 
 namespace weft::sim {
 
 struct Fault {
-  enum class Kind : std::uint8_t { crash, restart, pause, cut, partition, heal };
+  enum class Kind : std::uint8_t {
+    crash,        // nodes[0] dies: its connections close at once
+    restart,      // nodes[0] starts again with a newer incarnation
+    pause,        // nodes[0] handles nothing for `length`, then its clock jumps
+    cut,          // the link nodes[0] <-> nodes[1] holds its bytes, both ways
+    cut_one_way,  // only nodes[0] -> nodes[1]
+    partition,    // `nodes` cut from the rest, both ways
+    flap,         // `nodes` cut from the rest and rejoined every `period`, for `length`
+    heal,         // every cut restored
+    spike,        // every frame sent during `length` takes `extra` longer
+    flood,        // actor on nodes[0] tells one on nodes[1] `rate` messages/s of
+                  // `bytes` body bytes, for `length`
+    asks,         // actor on nodes[0] asks one on nodes[1] `rate` times/s, each
+                  // with timeout `extra`, for `length`
+  };
   Kind kind = Kind::crash;
   Duration at;                     // from the start of the run
-  std::vector<std::size_t> nodes;  // crash/restart/pause: one; cut: two; partition: one side
-  Duration length;                 // pause only
+  std::vector<std::size_t> nodes;  // 1-based node numbers, as above
+  Duration length;
+  Duration period;
+  Duration extra;
+  std::uint32_t rate = 0;
+  std::uint32_t bytes = 0;
+
+  friend bool operator==(const Fault&, const Fault&) = default;
 };
 
 struct Scenario {
@@ -30,10 +54,26 @@ struct Scenario {
   Duration chaos = Duration::seconds(30);
   Duration heal = Duration::seconds(40);  // at least T_heal for the cluster size
   NetworkModel network;
+  Mutations mutations;             // planted defects (tests and --mutation only)
+  std::vector<Mark> required_marks;  // the run fails unless each is hit
   std::vector<Fault> faults;       // sorted by time, all inside the chaos phase
 
+  // One header line, one network line, then a line per mutation, required
+  // mark and fault; parse_scenario() reads it back exactly.
   std::string to_text() const;
+  friend bool operator==(const Scenario&, const Scenario&) = default;
 };
+
+struct ParsedScenario {
+  std::optional<Scenario> scenario;
+  std::string error;  // "line N: what is wrong; what was expected", when not parsed
+};
+ParsedScenario parse_scenario(std::string_view text);
+
+// The mutation names of Config::mutations, for --mutation and scenario files.
+std::span<const std::string_view> mutation_names();
+// Sets the named mutation; false if there is no such name.
+bool set_mutation(Mutations& mutations, std::string_view name);
 
 // A scenario drawn from `seed` alone.
 Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos);
@@ -55,6 +95,9 @@ struct RunResult {
 
 // Plays the scenario: the faults during chaos with safety checks after every
 // event, then heals everything and requires one view within the heal phase.
-RunResult run(const Scenario& scenario, const std::function<void(const TraceLine&)>& trace_sink = {});
+// `workloads` add traffic and their own checks to the standard traffic
+// workload (floods and asks of the scenario, with S1, S2 and S4).
+RunResult run(const Scenario& scenario, const std::function<void(const TraceLine&)>& trace_sink = {},
+              std::span<Workload* const> workloads = {});
 
 }  // namespace weft::sim

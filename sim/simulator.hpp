@@ -42,6 +42,8 @@ struct NetworkModel {
   // A cut path or a paused reader fills it; then writes stall and the
   // sender's kernel queues, within its outbound bounds.
   std::uint64_t window = 4U << 20;
+
+  friend bool operator==(const NetworkModel&, const NetworkModel&) = default;
 };
 
 struct SimOptions {
