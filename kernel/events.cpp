@@ -71,4 +71,12 @@ std::string_view to_string(Mark mark) {
   return "invalid";
 }
 
+std::optional<Mark> mark_from_string(std::string_view name) {
+  for (std::size_t i = 0; i < kMarkCount; ++i) {
+    const auto mark = static_cast<Mark>(i);
+    if (to_string(mark) == name) return mark;
+  }
+  return std::nullopt;
+}
+
 }  // namespace weft

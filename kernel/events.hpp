@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -132,6 +133,8 @@ enum class Mark : std::uint8_t {
 };
 inline constexpr std::size_t kMarkCount = 8;
 std::string_view to_string(Mark mark);
+// The mark that to_string names `name`; nullopt if none does.
+std::optional<Mark> mark_from_string(std::string_view name);
 
 using Event = std::variant<MemberEvent, ReachabilityEvent, AskCompleted, DeadLetter, ShutdownEvent>;
 

@@ -10,7 +10,15 @@
 //   at 7.000s flood n1 -> n2 2000/s 1024B for 10000ms
 //
 // Times are virtual, from the start of the run; "#" starts a comment.
+// A duration is a number and a unit: 5.250s, 3000ms, 700us or 12ns (up to
+// nanosecond precision). to_text prints seconds with 3 decimals and lengths
+// in ms, and only when a time is finer than that (generate() draws fault
+// times in nanoseconds) 6 or 9 decimals, us or ns, so the text reads back
+// exactly. On the network line, keys left out keep their defaults.
+#include <charconv>
 #include <cstdio>
+#include <limits>
+#include <system_error>
 
 #include "sim/scenario.hpp"
 
@@ -33,14 +41,38 @@ bool* mutation_flag(Mutations& m, std::string_view name) {
   return nullptr;
 }
 
+// Seconds with 3 decimals, or 6 or 9 when the time is finer than a ms.
 std::string seconds_text(Duration d) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%lld.%03llds", static_cast<long long>(d.ms() / 1000),
-                static_cast<long long>(d.ms() % 1000));
+  const std::int64_t ns = d.ns();
+  const unsigned long long magnitude =
+      ns < 0 ? 0ULL - static_cast<unsigned long long>(ns) : static_cast<unsigned long long>(ns);
+  const unsigned long long whole = magnitude / 1'000'000'000ULL;
+  const unsigned long long fraction = magnitude % 1'000'000'000ULL;
+  const char* sign = ns < 0 ? "-" : "";
+  char text[48];
+  if (fraction % 1'000'000ULL == 0) {
+    std::snprintf(text, sizeof text, "%s%llu.%03llus", sign, whole, fraction / 1'000'000ULL);
+  } else if (fraction % 1'000ULL == 0) {
+    std::snprintf(text, sizeof text, "%s%llu.%06llus", sign, whole, fraction / 1'000ULL);
+  } else {
+    std::snprintf(text, sizeof text, "%s%llu.%09llus", sign, whole, fraction);
+  }
   return text;
 }
 
-std::string ms_text(Duration d) { return std::to_string(d.ms()) + "ms"; }
+// Whole milliseconds, or us or ns when the length is finer.
+std::string ms_text(Duration d) {
+  if (d.ns() % 1'000'000 == 0) return std::to_string(d.ms()) + "ms";
+  if (d.ns() % 1'000 == 0) return std::to_string(d.us()) + "us";
+  return std::to_string(d.ns()) + "ns";
+}
+
+// Whole microseconds, or ns when finer.
+std::string us_text(Duration d) {
+  if (d.ns() % 1'000 == 0) return std::to_string(d.us()) + "us";
+  return std::to_string(d.ns()) + "ns";
+}
+
 std::string node_text(std::size_t n) { return "n" + std::to_string(n); }
 
 std::string side_text(const std::vector<std::size_t>& nodes) {
@@ -63,8 +95,8 @@ bool set_mutation(Mutations& mutations, std::string_view name) {
 std::string Scenario::to_text() const {
   std::string text = "seed " + std::to_string(seed) + " nodes " + std::to_string(nodes) + " chaos " +
                      seconds_text(chaos) + " heal " + seconds_text(heal) + "\n";
-  text += "network floor " + std::to_string(network.latency_floor.us()) + "us tail " +
-          std::to_string(network.latency_tail_mean.us()) + "us chunks " + std::to_string(network.max_chunks) +
+  text += "network floor " + us_text(network.latency_floor) + " tail " + us_text(network.latency_tail_mean) +
+          " chunks " + std::to_string(network.max_chunks) +
           " bandwidth " + std::to_string(network.bandwidth) + " window " + std::to_string(network.window) + "\n";
   Mutations copy = mutations;
   for (std::string_view name : kMutationNames) {
@@ -101,9 +133,476 @@ std::string Scenario::to_text() const {
   return text;
 }
 
+namespace {
+
+constexpr std::size_t kMaxNodes = 1000;  // as weft-sim --nodes
+constexpr std::string_view kHeaderForm = "seed <n> nodes <n> chaos <time> heal <time>";
+constexpr std::string_view kNetworkForm =
+    "network floor <time> tail <time> chunks <n> bandwidth <bytes/s> window <bytes>";
+constexpr std::string_view kFaultNames = "crash, restart, pause, cut, partition, flap, heal, spike, flood, asks";
+
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// A whole number of type T, digits only (no sign, no spaces).
+template <typename T>
+std::optional<T> parse_number(std::string_view s, bool* too_large = nullptr) {
+  if (!all_digits(s)) return std::nullopt;
+  T value{};
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec == std::errc::result_out_of_range && too_large != nullptr) *too_large = true;
+  if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+  return value;
+}
+
+struct Unit {
+  std::string_view suffix;
+  std::int64_t ns;
+  std::size_t decimals;
+};
+// Two-letter suffixes before "s", which ends all of them.
+constexpr Unit kUnits[] = {{"ns", 1, 0}, {"us", 1'000, 3}, {"ms", 1'000'000, 6}, {"s", 1'000'000'000, 9}};
+
+// "5.250s", "3000ms", "700us", "12ns"; nullopt with `why` set otherwise.
+std::optional<Duration> parse_duration(std::string_view text, std::string& why) {
+  why = "expected a duration such as 5.250s or 3000ms, got " + quoted(text);
+  const Unit* unit = nullptr;
+  for (const Unit& u : kUnits) {
+    if (text.size() > u.suffix.size() && text.ends_with(u.suffix)) {
+      unit = &u;
+      break;
+    }
+  }
+  if (unit == nullptr) return std::nullopt;
+  const std::string_view number = text.substr(0, text.size() - unit->suffix.size());
+  const std::size_t dot = number.find('.');
+  const std::string_view whole = number.substr(0, dot);
+  const std::string_view fraction = dot == std::string_view::npos ? std::string_view{} : number.substr(dot + 1);
+  if (!all_digits(whole) || (dot != std::string_view::npos && !all_digits(fraction))) return std::nullopt;
+  if (fraction.size() > unit->decimals) {
+    why = quoted(text) + " is finer than a nanosecond (at most " + std::to_string(unit->decimals) +
+          " decimals for " + std::string(unit->suffix) + ")";
+    return std::nullopt;
+  }
+  bool too_large = false;
+  const std::optional<std::int64_t> units = parse_number<std::int64_t>(whole, &too_large);
+  std::int64_t ns = 0;
+  if (!units || __builtin_mul_overflow(*units, unit->ns, &ns)) {
+    why = quoted(text) + " is too long";
+    return std::nullopt;
+  }
+  if (!fraction.empty()) {
+    std::int64_t scale = unit->ns;
+    for (std::size_t i = 0; i < fraction.size(); ++i) scale /= 10;
+    const std::int64_t parts = parse_number<std::int64_t>(fraction).value_or(0);  // at most 9 digits
+    if (__builtin_add_overflow(ns, parts * scale, &ns)) {
+      why = quoted(text) + " is too long";
+      return std::nullopt;
+    }
+  }
+  return Duration::nanoseconds(ns);
+}
+
+std::vector<std::string_view> tokenize(std::string_view line) {
+  std::vector<std::string_view> tokens;
+  std::size_t i = 0;
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+  while (i < line.size()) {
+    if (space(line[i])) {
+      ++i;
+    } else if (line[i] == '{' || line[i] == '}') {
+      tokens.push_back(line.substr(i, 1));
+      ++i;
+    } else {
+      const std::size_t start = i;
+      while (i < line.size() && !space(line[i]) && line[i] != '{' && line[i] != '}') ++i;
+      tokens.push_back(line.substr(start, i - start));
+    }
+  }
+  return tokens;
+}
+
+std::string mark_names() {
+  std::string names;
+  for (std::size_t i = 0; i < kMarkCount; ++i) {
+    if (i > 0) names += ", ";
+    names += to_string(static_cast<Mark>(i));
+  }
+  return names;
+}
+
+std::string mutation_list() {
+  std::string names;
+  for (std::string_view name : kMutationNames) {
+    if (!names.empty()) names += ", ";
+    names += name;
+  }
+  return names;
+}
+
+// Reads the words of one line. Each method returns false with `error` set;
+// `form` is appended to errors about the shape of the line.
+class LineReader {
+ public:
+  LineReader(std::vector<std::string_view> tokens, std::size_t nodes) : tokens_(std::move(tokens)), nodes_(nodes) {}
+
+  std::string error;
+  bool show_form = false;
+  std::string form;
+
+  bool at_end() const { return next_ == tokens_.size(); }
+  std::string_view peek() const { return at_end() ? std::string_view{} : tokens_[next_]; }
+  std::string_view take() { return at_end() ? std::string_view{} : tokens_[next_++]; }
+  std::string got() const { return at_end() ? "the end of the line" : quoted(tokens_[next_]); }
+
+  bool fail(std::string why) {
+    error = std::move(why);
+    return false;
+  }
+  bool fail_form(std::string why) {
+    show_form = true;
+    return fail(std::move(why));
+  }
+
+  bool word(std::string_view w) {
+    if (peek() != w || at_end()) return fail_form("expected " + quoted(w) + ", got " + got());
+    ++next_;
+    return true;
+  }
+
+  bool finish() {
+    if (at_end()) return true;
+    return fail_form("unexpected " + got() + " after the end of the line");
+  }
+
+  bool node(std::size_t& out) {
+    if (at_end() || peek().size() < 2 || peek()[0] != 'n' || !all_digits(peek().substr(1))) {
+      return fail_form("expected a node such as n3, got " + got());
+    }
+    const std::string_view text = take();
+    const std::optional<std::size_t> n = parse_number<std::size_t>(text.substr(1));
+    if (!n || *n < 1 || *n > nodes_) {
+      return fail("node " + std::string(text) + " is outside 1.." + std::to_string(nodes_));
+    }
+    out = *n;
+    return true;
+  }
+
+  bool node_into(std::vector<std::size_t>& nodes) {
+    std::size_t n = 0;
+    if (!node(n)) return false;
+    nodes.push_back(n);
+    return true;
+  }
+
+  // "{ n1 n2 }": some nodes, each once, not all of them.
+  bool side(std::vector<std::size_t>& out, std::string_view what) {
+    if (!word("{")) return false;
+    while (peek() != "}") {
+      if (at_end()) return fail_form("expected a node or \"}\", got the end of the line");
+      std::size_t n = 0;
+      if (!node(n)) return false;
+      for (std::size_t seen : out) {
+        if (seen == n) return fail(std::string(what) + " names n" + std::to_string(n) + " twice");
+      }
+      out.push_back(n);
+    }
+    ++next_;
+    if (out.empty()) return fail(std::string(what) + " side is empty; name at least one node");
+    if (out.size() == nodes_) {
+      return fail(std::string(what) + " side holds every node, so it cuts nothing; leave at least one out");
+    }
+    return true;
+  }
+
+  bool duration(Duration& out) {
+    if (at_end()) return fail_form("expected a duration such as 5.250s or 3000ms, got the end of the line");
+    std::string why;
+    const std::optional<Duration> d = parse_duration(take(), why);
+    if (!d) return fail_form(why);
+    out = *d;
+    return true;
+  }
+
+  bool positive_duration(Duration& out, std::string_view what) {
+    if (!duration(out)) return false;
+    if (out <= Duration::zero()) return fail(std::string(what) + " must be longer than 0ms");
+    return true;
+  }
+
+  // "<n><suffix>", as "2000/s" or "1024B"; `what` names it in errors.
+  bool suffixed(std::uint32_t& out, std::string_view suffix, std::string_view example, std::string_view what) {
+    const std::string_view text = peek();
+    if (at_end() || !text.ends_with(suffix) || !all_digits(text.substr(0, text.size() - suffix.size()))) {
+      return fail_form("expected " + std::string(what) + " such as " + std::string(example) + ", got " + got());
+    }
+    take();
+    const auto n = parse_number<std::uint32_t>(text.substr(0, text.size() - suffix.size()));
+    if (!n) {
+      return fail(std::string(what) + " " + quoted(text) + " is too large (at most " +
+                  std::to_string(std::numeric_limits<std::uint32_t>::max()) + ")");
+    }
+    out = *n;
+    return true;
+  }
+
+  bool rate(std::uint32_t& out, std::string_view kind) {
+    if (!suffixed(out, "/s", "2000/s", "a rate")) return false;
+    if (out == 0) return fail(std::string(kind) + " rate must be at least 1/s");
+    return true;
+  }
+
+  template <typename T>
+  bool number(T& out, std::string_view what) {
+    bool too_large = false;
+    const std::optional<T> n = parse_number<T>(peek(), &too_large);
+    if (at_end() || !n) {
+      if (too_large) return fail(std::string(what) + " " + got() + " is too large");
+      return fail_form("expected a whole number for " + std::string(what) + ", got " + got());
+    }
+    take();
+    out = *n;
+    return true;
+  }
+
+ private:
+  std::vector<std::string_view> tokens_;
+  std::size_t next_ = 0;
+  std::size_t nodes_;
+};
+
+bool parse_header(LineReader& r, Scenario& s) {
+  r.form = kHeaderForm;
+  if (!r.word("seed") || !r.number(s.seed, "seed") || !r.word("nodes") || !r.number(s.nodes, "nodes")) return false;
+  if (s.nodes < 2 || s.nodes > kMaxNodes) {
+    return r.fail("nodes must be 2.." + std::to_string(kMaxNodes) + ", got " + std::to_string(s.nodes));
+  }
+  return r.word("chaos") && r.positive_duration(s.chaos, "chaos") && r.word("heal") &&
+         r.positive_duration(s.heal, "heal") && r.finish();
+}
+
+bool parse_network(LineReader& r, NetworkModel& n) {
+  r.form = kNetworkForm;
+  if (!r.word("network")) return false;
+  bool seen[5] = {};
+  constexpr std::string_view keys[5] = {"floor", "tail", "chunks", "bandwidth", "window"};
+  while (!r.at_end()) {
+    const std::string_view key = r.take();
+    std::size_t k = 0;
+    while (k < 5 && keys[k] != key) ++k;
+    if (k == 5) {
+      return r.fail_form("unknown network key " + quoted(key) + "; expected floor, tail, chunks, bandwidth or window");
+    }
+    if (seen[k]) return r.fail("network key " + quoted(key) + " is given twice");
+    seen[k] = true;
+    switch (k) {
+      case 0:
+        if (!r.duration(n.latency_floor)) return false;
+        if (n.latency_floor < Duration::zero()) return r.fail("floor must not be negative");
+        break;
+      case 1:
+        if (!r.duration(n.latency_tail_mean)) return false;
+        if (n.latency_tail_mean < Duration::zero()) return r.fail("tail must not be negative");
+        break;
+      case 2:
+        if (!r.number(n.max_chunks, "chunks")) return false;
+        if (n.max_chunks < 1) return r.fail("chunks must be at least 1 (1: never split)");
+        break;
+      case 3:
+        if (!r.number(n.bandwidth, "bandwidth")) return false;
+        if (n.bandwidth < 1) return r.fail("bandwidth must be at least 1 byte/s");
+        break;
+      default:
+        if (!r.number(n.window, "window")) return false;
+        if (n.window < 1) return r.fail("window must be at least 1 byte");
+        break;
+    }
+  }
+  return true;
+}
+
+// The fault after "at <time>". A length (or a spike's extra latency) of 0
+// is allowed: the fault does nothing, as generate() may draw one at the end
+// of the chaos phase. A flap period, an ask timeout and a rate must be > 0.
+bool parse_fault(LineReader& r, Fault& f) {
+  const std::string_view kind = r.take();
+  if (kind == "crash" || kind == "restart") {
+    r.form = "at <time> " + std::string(kind) + " nN";
+    f.kind = kind == "crash" ? Fault::Kind::crash : Fault::Kind::restart;
+    return r.node_into(f.nodes) && r.finish();
+  }
+  if (kind == "pause") {
+    r.form = "at <time> pause nN for <duration>";
+    f.kind = Fault::Kind::pause;
+    return r.node_into(f.nodes) && r.word("for") && r.duration(f.length) && r.finish();
+  }
+  if (kind == "cut") {
+    r.form = "at <time> cut nA nB (both ways) or at <time> cut nA -> nB (one way)";
+    f.kind = Fault::Kind::cut;
+    if (!r.node_into(f.nodes)) return false;
+    if (r.peek() == "->") {
+      r.take();
+      f.kind = Fault::Kind::cut_one_way;
+    }
+    if (!r.node_into(f.nodes)) return false;
+    if (f.nodes[0] == f.nodes[1]) {
+      return r.fail("a cut needs two different nodes, got n" + std::to_string(f.nodes[0]) + " twice");
+    }
+    return r.finish();
+  }
+  if (kind == "partition") {
+    r.form = "at <time> partition { nA nB ... }";
+    f.kind = Fault::Kind::partition;
+    return r.side(f.nodes, "partition") && r.finish();
+  }
+  if (kind == "flap") {
+    r.form = "at <time> flap { nA nB ... } every <duration> for <duration>";
+    f.kind = Fault::Kind::flap;
+    return r.side(f.nodes, "flap") && r.word("every") && r.positive_duration(f.period, "flap period") &&
+           r.word("for") && r.duration(f.length) && r.finish();
+  }
+  if (kind == "heal") {
+    r.form = "at <time> heal";
+    f.kind = Fault::Kind::heal;
+    return r.finish();
+  }
+  if (kind == "spike") {
+    r.form = "at <time> spike +<duration> for <duration>";
+    f.kind = Fault::Kind::spike;
+    if (r.at_end()) return r.fail_form("expected the extra latency such as +50ms, got the end of the line");
+    if (r.peek() == "+") r.take();  // "+ 50ms" as well as "+50ms"
+    const std::string_view extra = r.take();
+    std::string why;
+    const std::optional<Duration> d = parse_duration(extra.starts_with('+') ? extra.substr(1) : extra, why);
+    if (!d) return r.fail_form(why);
+    f.extra = *d;
+    return r.word("for") && r.duration(f.length) && r.finish();
+  }
+  if (kind == "flood") {
+    r.form = "at <time> flood nA -> nB <rate>/s <bytes>B for <duration>";
+    f.kind = Fault::Kind::flood;
+    return r.node_into(f.nodes) && r.word("->") && r.node_into(f.nodes) && r.rate(f.rate, "flood") &&
+           r.suffixed(f.bytes, "B", "1024B", "a message size") && r.word("for") &&
+           r.duration(f.length) && r.finish();
+  }
+  if (kind == "asks") {
+    r.form = "at <time> asks nA -> nB <rate>/s timeout <duration> for <duration>";
+    f.kind = Fault::Kind::asks;
+    return r.node_into(f.nodes) && r.word("->") && r.node_into(f.nodes) && r.rate(f.rate, "asks") &&
+           r.word("timeout") && r.positive_duration(f.extra, "ask timeout") && r.word("for") &&
+           r.duration(f.length) && r.finish();
+  }
+  if (kind.empty()) return r.fail("expected a fault after the time; one of " + std::string(kFaultNames));
+  return r.fail("unknown fault " + quoted(kind) + "; expected one of " + std::string(kFaultNames));
+}
+
+ParsedScenario failure(std::size_t line, const std::string& what) {
+  return ParsedScenario{std::nullopt, "line " + std::to_string(line) + ": " + what};
+}
+
+ParsedScenario failure(std::size_t line, const LineReader& r) {
+  std::string what = r.error;
+  if (r.show_form && !r.form.empty()) what += "; the form is " + quoted(r.form);
+  return failure(line, what);
+}
+
+}  // namespace
+
 ParsedScenario parse_scenario(std::string_view text) {
-  (void)text;
-  return ParsedScenario{std::nullopt, "scenario files are not read yet"};
+  enum class Stage : std::uint8_t { header, network, body };
+  Stage stage = Stage::header;
+  Scenario s;
+  std::size_t line_number = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t newline = text.find('\n', pos);
+    std::string_view line = text.substr(pos, newline == std::string_view::npos ? std::string_view::npos : newline - pos);
+    pos = newline == std::string_view::npos ? text.size() : newline + 1;
+    ++line_number;
+    line = line.substr(0, line.find('#'));
+    std::vector<std::string_view> tokens = tokenize(line);
+    if (tokens.empty()) continue;
+    const std::string_view first = tokens[0];
+    LineReader r(std::move(tokens), s.nodes);
+
+    switch (stage) {
+      case Stage::header:
+        if (!parse_header(r, s)) {
+          if (first != "seed") {
+            return failure(line_number, "a scenario starts with the header " + quoted(kHeaderForm) + ", got " +
+                                            quoted(first));
+          }
+          return failure(line_number, r);
+        }
+        stage = Stage::network;
+        continue;
+      case Stage::network:
+        if (first != "network") {
+          return failure(line_number, "the network line " + quoted(kNetworkForm) +
+                                          " must follow the header (keys left out keep their defaults), got " +
+                                          quoted(first));
+        }
+        if (!parse_network(r, s.network)) return failure(line_number, r);
+        stage = Stage::body;
+        continue;
+      case Stage::body:
+        break;
+    }
+
+    const std::string_view keyword = r.take();
+    if (keyword == "mutation") {
+      r.form = "mutation <name>";
+      const std::string_view name = r.take();
+      if (name.empty()) return failure(line_number, "expected a mutation name; one of " + mutation_list());
+      if (!set_mutation(s.mutations, name)) {
+        return failure(line_number, "unknown mutation " + quoted(name) + "; expected one of " + mutation_list());
+      }
+      if (!r.finish()) return failure(line_number, r);
+    } else if (keyword == "require") {
+      r.form = "require <mark>";
+      const std::string_view name = r.take();
+      if (name.empty()) return failure(line_number, "expected a mark name; one of " + mark_names());
+      const std::optional<Mark> mark = mark_from_string(name);
+      if (!mark) return failure(line_number, "unknown mark " + quoted(name) + "; expected one of " + mark_names());
+      if (!r.finish()) return failure(line_number, r);
+      s.required_marks.push_back(*mark);
+    } else if (keyword == "at") {
+      r.form = "at <time> <fault> ...";
+      Fault f;
+      if (!r.duration(f.at)) return failure(line_number, r);
+      if (f.at < Duration::zero() || f.at > s.chaos) {
+        return failure(line_number, "fault at " + seconds_text(f.at) + " is outside the chaos phase (0.." +
+                                        seconds_text(s.chaos) + ")");
+      }
+      if (!s.faults.empty() && f.at < s.faults.back().at) {
+        return failure(line_number, "faults must be in time order (" + seconds_text(f.at) + " after " +
+                                        seconds_text(s.faults.back().at) + ")");
+      }
+      if (!parse_fault(r, f)) return failure(line_number, r);
+      s.faults.push_back(std::move(f));
+    } else if (keyword == "seed" || keyword == "network") {
+      return failure(line_number, "a second " + std::string(keyword) + " line; a scenario has one, at the top");
+    } else {
+      return failure(line_number, "unknown line starting " + quoted(keyword) +
+                                      "; expected \"mutation <name>\", \"require <mark>\" or \"at <time> <fault>\"");
+    }
+  }
+  switch (stage) {
+    case Stage::header:
+      return failure(line_number + 1, "the scenario is empty; it starts with the header " + quoted(kHeaderForm));
+    case Stage::network:
+      return failure(line_number + 1, "the network line " + quoted(kNetworkForm) +
+                                          " must follow the header (keys left out keep their defaults)");
+    case Stage::body: break;
+  }
+  return ParsedScenario{std::move(s), {}};
 }
 
 }  // namespace weft::sim
