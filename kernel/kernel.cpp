@@ -109,6 +109,9 @@ void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::W
   out.user.clear();
   out.user_head = 0;
   out.user_frames = 0;
+  // A write in flight died with the link; the next link starts idle.
+  out.writing = false;
+  out.in_flight.clear();
 }
 
 void Kernel::sweep() {
@@ -172,6 +175,8 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
   if (out.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
   out.link.reset();
   out.connected = false;
+  out.writing = false;  // a write in flight died with the link
+  out.in_flight.clear();
   // Capped exponential backoff with up to 25 % jitter, so a healed
   // partition is not redialled by everyone in the same instant.
   const Duration jitter = Duration::nanoseconds(static_cast<std::int64_t>(

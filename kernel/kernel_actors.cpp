@@ -197,6 +197,7 @@ SendResult Kernel::deliver_local(std::string_view name, const Delivery& delivery
       dead_letter(DeadLetterReason::mailbox_full, actor.ref, dropped_.type_tag());
       break;
   }
+  counters_.mailbox_high_water = std::max<std::uint64_t>(counters_.mailbox_high_water, actor.mailbox.size());
   if (!actor.scheduled) {
     actor.scheduled = true;
     run_queue_.push_back(found->second);

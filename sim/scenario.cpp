@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <map>
 
+#include "sim/checkers.hpp"
+#include "sim/traffic.hpp"
+
 namespace weft::sim {
 namespace {
 
@@ -37,20 +40,48 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   s.network.latency_floor = floor_ms + Duration::microseconds(prng.between(50, 500));
   s.network.latency_tail_mean = Duration::microseconds(prng.between(50, 2000));
   s.network.max_chunks = static_cast<std::uint32_t>(prng.between(1, 8));
+  // A third of the seeds run on slow links, where a flood saturates them.
+  if (prng.chance(Ratio{1, 3})) {
+    s.network.bandwidth = static_cast<std::uint64_t>(prng.between(500'000, 5'000'000));
+  } else {
+    s.network.bandwidth = static_cast<std::uint64_t>(prng.between(50'000'000, 1'000'000'000));
+  }
 
   // Swarm testing: each kind of fault is off for some seeds and heavy for others.
   const Duration start = Duration::seconds(5);
   const Duration end = chaos - Duration::seconds(1);
   const auto when = [&] { return Duration::nanoseconds(prng.between(start.ns(), end.ns())); };
   const auto node = [&] { return static_cast<std::size_t>(prng.between(1, static_cast<std::int64_t>(nodes))); };
+  const auto other = [&](std::size_t a) {
+    const auto b = static_cast<std::size_t>(prng.between(1, static_cast<std::int64_t>(nodes) - 1));
+    return b >= a ? b + 1 : b;
+  };
   const auto count = [&] { return prng.chance(Ratio{1, 2}) ? prng.between(1, 4) : 0; };
+  const auto until = [&](Duration at, std::int64_t low_ms, std::int64_t high_ms) {
+    return std::min(end, at + uniform_ms(prng, low_ms, high_ms));
+  };
+  const auto side = [&] {
+    std::vector<std::size_t> nodes_on_side;
+    for (std::size_t n = 1; n <= nodes; ++n) {
+      if (prng.chance(Ratio{1, 2})) nodes_on_side.push_back(n);
+    }
+    if (nodes_on_side.empty() || nodes_on_side.size() == nodes) nodes_on_side = {node()};
+    return nodes_on_side;
+  };
 
   for (std::int64_t i = count(); i > 0; --i) {
     const Duration at = when();
     const std::size_t victim = node();
     s.faults.push_back(make_fault(Fault::Kind::crash, at, {victim}, {}));
-    if (prng.chance(Ratio{2, 3})) {
-      s.faults.push_back(make_fault(Fault::Kind::restart, std::min(end, at + uniform_ms(prng, 500, 10'000)), {victim}, {}));
+    if (prng.chance(Ratio{2, 3})) s.faults.push_back(make_fault(Fault::Kind::restart, until(at, 500, 10'000), {victim}, {}));
+  }
+  // A join storm: several nodes down from the start, all joining at once.
+  if (prng.chance(Ratio{1, 4}) && nodes >= 3) {
+    const Duration at = uniform_ms(prng, 1'000, 10'000);
+    for (std::size_t n = 2; n <= nodes; ++n) {
+      if (!prng.chance(Ratio{1, 2})) continue;
+      s.faults.push_back(make_fault(Fault::Kind::crash, Duration::zero(), {n}, {}));
+      s.faults.push_back(make_fault(Fault::Kind::restart, at, {n}, {}));
     }
   }
   for (std::int64_t i = count(); i > 0; --i) {
@@ -58,21 +89,45 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   }
   for (std::int64_t i = count(); i > 0; --i) {
     const std::size_t a = node();
-    std::size_t b = node();
-    if (b == a) b = a % nodes + 1;
+    const std::size_t b = other(a);
     const Duration at = when();
-    s.faults.push_back(make_fault(Fault::Kind::cut, at, {a, b}, {}));
-    s.faults.push_back(make_fault(Fault::Kind::heal, std::min(end, at + uniform_ms(prng, 1'000, 15'000)), {}, {}));
+    const bool one_way = prng.chance(Ratio{1, 3});
+    s.faults.push_back(make_fault(one_way ? Fault::Kind::cut_one_way : Fault::Kind::cut, at, {a, b}, {}));
+    s.faults.push_back(make_fault(Fault::Kind::heal, until(at, 1'000, 15'000), {}, {}));
   }
   for (std::int64_t i = count(); i > 0; --i) {
-    std::vector<std::size_t> side;
-    for (std::size_t n = 1; n <= nodes; ++n) {
-      if (prng.chance(Ratio{1, 2})) side.push_back(n);
-    }
-    if (side.empty() || side.size() == nodes) side = {node()};
     const Duration at = when();
-    s.faults.push_back(make_fault(Fault::Kind::partition, at, side, {}));
-    s.faults.push_back(make_fault(Fault::Kind::heal, std::min(end, at + uniform_ms(prng, 2'000, 20'000)), {}, {}));
+    s.faults.push_back(make_fault(Fault::Kind::partition, at, side(), {}));
+    s.faults.push_back(make_fault(Fault::Kind::heal, until(at, 2'000, 20'000), {}, {}));
+  }
+  if (prng.chance(Ratio{1, 4})) {
+    const Duration at = when();
+    Fault f = make_fault(Fault::Kind::flap, at, side(), {});
+    f.period = uniform_ms(prng, 200, 3'000);
+    f.length = until(at, 2'000, 15'000) - at;
+    s.faults.push_back(std::move(f));
+  }
+  for (std::int64_t i = count(); i > 0; --i) {
+    Fault f = make_fault(Fault::Kind::spike, when(), {}, {});
+    f.extra = uniform_ms(prng, 20, 2'000);
+    f.length = until(f.at, 100, 5'000) - f.at;
+    s.faults.push_back(std::move(f));
+  }
+  for (std::int64_t i = count(); i > 0; --i) {
+    const std::size_t a = node();
+    Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, 1'000, end.ms()), {a, other(a)}, {});
+    f.rate = static_cast<std::uint32_t>(prng.between(100, 5'000));
+    f.bytes = static_cast<std::uint32_t>(prng.between(20, 1'500));
+    f.length = until(f.at, 1'000, 15'000) - f.at;
+    s.faults.push_back(std::move(f));
+  }
+  for (std::int64_t i = count(); i > 0; --i) {
+    const std::size_t a = node();
+    Fault f = make_fault(Fault::Kind::asks, uniform_ms(prng, 1'000, end.ms()), {a, other(a)}, {});
+    f.rate = static_cast<std::uint32_t>(prng.between(1, 200));
+    f.extra = uniform_ms(prng, 100, 3'000);
+    f.length = until(f.at, 1'000, 15'000) - f.at;
+    s.faults.push_back(std::move(f));
   }
   std::stable_sort(s.faults.begin(), s.faults.end(),
                    [](const Fault& a, const Fault& b) { return a.at < b.at; });
@@ -80,38 +135,6 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
 }
 
 namespace {
-
-// Safety, checked throughout: no live node holds its own life as down or
-// removed (M3), and no node's view of a member moves backwards (M2).
-class SafetyChecker {
- public:
-  explicit SafetyChecker(const Simulator& sim) : sim_(sim) {}
-
-  void check(std::vector<std::string>& failures) {
-    for (std::size_t i = 1; i <= sim_.size(); ++i) {
-      const Kernel* k = sim_.kernel(i);
-      if (k == nullptr || k->is_shut_down()) continue;
-      const Member* me = k->members().find(k->self().address);
-      if (me != nullptr && me->id == k->self() &&
-          (me->status == MemberStatus::down || me->status == MemberStatus::removed)) {
-        failures.push_back("M3: n" + std::to_string(i) + " holds itself " +
-                           std::string(to_string(me->status)));
-      }
-      for (const Member& m : k->members().members()) {
-        auto& last = seen_[{i, k->self().incarnation.value, m.address().to_string()}];
-        const std::pair<std::uint64_t, int> now{m.incarnation().value, static_cast<int>(m.status)};
-        if (now < last) {
-          failures.push_back("M2: n" + std::to_string(i) + " moved " + m.address().to_string() + " backwards");
-        }
-        last = now;
-      }
-    }
-  }
-
- private:
-  const Simulator& sim_;
-  std::map<std::tuple<std::size_t, std::uint64_t, std::string>, std::pair<std::uint64_t, int>> seen_;
-};
 
 // Liveness after the heal: every live node up in one identical view, and
 // every node still crashed is down or removed in it (M4, F1, M5).
@@ -142,42 +165,98 @@ bool one_view(const Simulator& sim, std::string* why) {
   return true;
 }
 
+// Toggles a flapping partition every period until its time is up; the
+// "heal" half restores every cut, as a heal fault does.
+void flap(Simulator& sim, std::vector<std::size_t> side, Duration period, Instant end, bool cut) {
+  if (sim.now() >= end) {
+    sim.heal();
+    return;
+  }
+  if (cut) {
+    sim.partition(side);
+  } else {
+    sim.heal();
+  }
+  const Instant next = sim.now() + period;
+  sim.call_at(std::min(next, end), [&sim, side = std::move(side), period, end, cut] {
+    flap(sim, side, period, end, !cut);
+  });
+}
+
+std::string view_line(std::size_t node, const Kernel& k) {
+  std::string line = "n" + std::to_string(node) + " " + k.self().to_string() + ": leader " +
+                     (k.leader() ? k.leader()->to_string() : std::string("none")) +
+                     (k.converged() ? ", converged" : ", not converged") + "; members";
+  for (const Member& m : k.members().members()) {
+    line += " " + m.id.to_string() + "=" + std::string(to_string(m.status)) +
+            (k.is_unreachable(m.id) ? "(unreachable)" : "");
+  }
+  line += "; seen by";
+  for (const MemberId& id : k.seen_by()) line += " " + id.to_string();
+  const KernelCounters& c = k.counters();
+  line += "; frames in " + std::to_string(c.frames_in) + " out " + std::to_string(c.frames_out) +
+          ", gossip states sent " + std::to_string(c.gossip_states_sent) + ", records refused " +
+          std::to_string(c.ingest_rejected);
+  return line;
+}
+
 }  // namespace
 
 RunResult run(const Scenario& scenario, const std::function<void(const TraceLine&)>& trace_sink,
               std::span<Workload* const> workloads) {
-  (void)workloads;
+  TrafficWorkload traffic;
+  std::vector<Workload*> all{&traffic};
+  all.insert(all.end(), workloads.begin(), workloads.end());
+
   SimOptions options;
   options.seed = scenario.seed;
   options.nodes = scenario.nodes;
   options.network = scenario.network;
+  options.tune = [&](Config& config) { config.mutations = scenario.mutations; };
+  options.on_start = [&](std::size_t node, Kernel& kernel, Instant now) {
+    for (Workload* w : all) w->on_start(node, kernel, now);
+  };
+  options.on_event = [&](std::size_t node, const Event& event) {
+    for (Workload* w : all) w->on_event(node, event);
+  };
   Simulator sim(options);
   if (trace_sink) sim.on_trace(trace_sink);
   RunResult result;
-  SafetyChecker safety(sim);
+  Config defaults;
+  defaults.mutations = scenario.mutations;
+  MembershipSafety membership;
+  DetectionAccuracy accuracy(defaults, scenario.nodes);
+  const auto check = [&] {
+    membership.check(sim, result.failures);
+    accuracy.check(sim, result.failures);
+    for (Workload* w : all) w->check(sim, result.failures);
+  };
   const Instant start = sim.now();
+  for (Workload* w : all) w->begin(sim, scenario);
   const Duration step = Duration::milliseconds(100);
 
   const auto run_checked_until = [&](Instant until) {
     while (sim.now() < until && result.failures.empty()) {
       sim.run_for(std::min(step, until - sim.now()));
-      safety.check(result.failures);
+      check();
     }
   };
   for (const Fault& f : scenario.faults) {
     run_checked_until(start + f.at);
+    if (!result.failures.empty()) break;
+    accuracy.on_fault(f, sim.now());
     switch (f.kind) {
       case Fault::Kind::crash: sim.crash(f.nodes[0]); break;
       case Fault::Kind::restart: sim.restart(f.nodes[0]); break;
       case Fault::Kind::pause: sim.pause(f.nodes[0], f.length); break;
       case Fault::Kind::cut: sim.cut(f.nodes[0], f.nodes[1]); break;
-      case Fault::Kind::partition: sim.partition(f.nodes); break;
-      case Fault::Kind::heal: sim.heal(); break;
       case Fault::Kind::cut_one_way: sim.cut_one_way(f.nodes[0], f.nodes[1]); break;
-      case Fault::Kind::flap:
-      case Fault::Kind::spike:
+      case Fault::Kind::partition: sim.partition(f.nodes); break;
+      case Fault::Kind::flap: flap(sim, f.nodes, f.period, sim.now() + f.length, true); break;
+      case Fault::Kind::heal: sim.heal(); break;
+      case Fault::Kind::spike: sim.latency_spike(f.extra, sim.now() + f.length); break;
       case Fault::Kind::flood:
-      case Fault::Kind::asks: break;
+      case Fault::Kind::asks: break;  // the traffic workload drives them
     }
   }
   run_checked_until(start + scenario.chaos);
@@ -185,13 +264,25 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
     result.verdict = Verdict::safety_failure;
   } else {
     sim.heal();
-    std::string why;
-    const auto healed = sim.run_until([&] { return one_view(sim, nullptr); }, scenario.heal);
-    if (!healed) {
+    accuracy.on_fault(Fault{Fault::Kind::heal, sim.now() - start, {}, {}, {}, {}, 0, 0}, sim.now());
+    const Instant heal_end = sim.now() + scenario.heal;
+    bool healed = false;
+    while (!healed && result.failures.empty() && sim.now() < heal_end) {
+      healed = sim.run_until([&] { return one_view(sim, nullptr); }, std::min(step, heal_end - sim.now())).has_value();
+      check();
+    }
+    if (!result.failures.empty()) {
+      result.verdict = Verdict::safety_failure;
+    } else if (!healed) {
+      std::string why;
       (void)one_view(sim, &why);
       result.verdict = Verdict::liveness_failure;
       result.failures.push_back("M4/M5/F1: no single view " + std::to_string(scenario.heal.ms()) +
                                 " ms after the heal: " + why);
+    } else {
+      result.healed_after = sim.now() - (heal_end - scenario.heal);
+      for (Workload* w : all) w->finish(sim, result.failures);
+      if (!result.failures.empty()) result.verdict = Verdict::safety_failure;
     }
   }
   for (std::size_t i = 1; i <= sim.size(); ++i) {
@@ -201,15 +292,18 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
       continue;
     }
     for (std::size_t m = 0; m < kMarkCount; ++m) result.marks[m] += k->counters().marks[m];
-    std::string line = "n" + std::to_string(i) + " " + k->self().to_string() + ": leader " +
-                       (k->leader() ? k->leader()->to_string() : std::string("none")) +
-                       (k->converged() ? ", converged" : ", not converged") + "; members";
-    for (const Member& m : k->members().members()) {
-      line += " " + m.id.to_string() + "=" + std::string(to_string(m.status)) + (k->is_unreachable(m.id) ? "(unreachable)" : "");
+    result.final_views.push_back(view_line(i, *k));
+  }
+  if (result.verdict == Verdict::pass) {
+    for (Mark mark : scenario.required_marks) {
+      if (result.marks[static_cast<std::size_t>(mark)] == 0) {
+        result.verdict = Verdict::coverage_failure;
+        result.failures.push_back("required mark " + std::string(to_string(mark)) + " was not hit");
+      }
     }
-    line += "; seen by";
-    for (const MemberId& id : k->seen_by()) line += " " + id.to_string();
-    result.final_views.push_back(std::move(line));
+  }
+  for (Workload* w : all) {
+    if (std::string line = w->summary(); !line.empty()) result.summaries.push_back(std::move(line));
   }
   result.trace_hash = sim.trace_hash();
   result.events = sim.events_processed();

@@ -78,7 +78,8 @@ bool set_mutation(Mutations& mutations, std::string_view name);
 // A scenario drawn from `seed` alone.
 Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos);
 
-enum class Verdict : std::uint8_t { pass = 0, safety_failure = 10, liveness_failure = 20 };
+// Exit codes of weft-sim too; a kernel assertion aborts instead (134).
+enum class Verdict : std::uint8_t { pass = 0, safety_failure = 10, liveness_failure = 20, coverage_failure = 30 };
 
 struct RunResult {
   Verdict verdict = Verdict::pass;
@@ -88,6 +89,8 @@ struct RunResult {
   std::vector<TraceLine> timeline;
   // Each live node's final view, one line per node (for reading failures).
   std::vector<std::string> final_views;
+  std::vector<std::string> summaries;  // one line per workload
+  std::optional<Duration> healed_after;  // one view this long after the heal
   // Coverage marks (kernel/events.hpp Mark) summed over the nodes alive at
   // the end (a crashed life's counts go with it).
   std::array<std::uint64_t, kMarkCount> marks{};

@@ -107,6 +107,8 @@ class Simulator {
 
   std::uint64_t trace_hash() const { return trace_hash_; }
   std::uint64_t events_processed() const { return events_processed_; }
+  // Events scheduled and not yet run (some may be stale and will be dropped).
+  std::size_t events_pending() const { return queue_.size(); }
   const std::vector<TraceLine>& timeline() const { return timeline_; }
   // Called for every trace line as it happens (for --trace FILE).
   void on_trace(std::function<void(const TraceLine&)> sink) { sink_ = std::move(sink); }

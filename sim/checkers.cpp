@@ -1,0 +1,169 @@
+#include "sim/checkers.hpp"
+
+#include <algorithm>
+
+namespace weft::sim {
+namespace {
+
+std::string node_name(std::size_t node) { return "n" + std::to_string(node); }
+
+std::size_t node_of(const Simulator& sim, const NodeAddress& address) {
+  for (std::size_t i = 1; i <= sim.size(); ++i) {
+    if (sim.address(i) == address) return i;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void MembershipSafety::check(const Simulator& sim, std::vector<std::string>& failures) {
+  for (std::size_t i = 1; i <= sim.size(); ++i) {
+    const Kernel* k = sim.kernel(i);
+    if (k == nullptr || k->is_shut_down()) continue;
+    const Member* me = k->members().find(k->self().address);
+    if (me != nullptr && me->id == k->self() &&
+        (me->status == MemberStatus::down || me->status == MemberStatus::removed)) {
+      failures.push_back("M3: " + node_name(i) + " holds itself " + std::string(to_string(me->status)));
+    }
+    for (const Member& m : k->members().members()) {
+      auto& last = seen_[{i, k->self().incarnation.value, m.address()}];
+      const std::pair<std::uint64_t, int> now{m.incarnation().value, static_cast<int>(m.status)};
+      if (now < last) {
+        failures.push_back("M2: " + node_name(i) + " moved " + m.address().to_string() + " backwards, from " +
+                           MemberId{m.address(), Incarnation{last.first}}.to_string() + " " +
+                           std::string(to_string(static_cast<MemberStatus>(last.second))) + " to " +
+                           m.id.to_string() + " " + std::string(to_string(m.status)));
+      }
+      last = now;
+    }
+  }
+}
+
+DetectionAccuracy::DetectionAccuracy(const Config& config, std::size_t nodes)
+    : grace_(compute_bounds(config, nodes).down),
+      acceptable_pause_(config.phi_acceptable_pause),
+      nodes_(nodes),
+      node_(nodes + 1),
+      short_paused_(nodes + 1, false),
+      down_node_(nodes + 1),
+      observations_(nodes + 1, {nullptr, 0}) {}
+
+DetectionAccuracy::Excuse& DetectionAccuracy::pair(std::size_t a, std::size_t b) {
+  return pair_[{std::min(a, b), std::max(a, b)}];
+}
+
+const DetectionAccuracy::Excuse* DetectionAccuracy::find_pair(std::size_t a, std::size_t b) const {
+  const auto it = pair_.find({std::min(a, b), std::max(a, b)});
+  return it == pair_.end() ? nullptr : &it->second;
+}
+
+void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
+  const auto cut_pair = [&](std::size_t a, std::size_t b) {
+    pair(a, b).active = true;
+    const std::pair<std::size_t, std::size_t> key{std::min(a, b), std::max(a, b)};
+    active_cuts_.insert(key);
+    if (active_cuts_.size() > 1) {  // no longer "one broken link": F4 does not apply
+      for (const auto& [x, y] : active_cuts_) down_node_[x].active = down_node_[y].active = true;
+    }
+  };
+  switch (f.kind) {
+    case Fault::Kind::crash: node_[f.nodes[0]].active = true; break;
+    case Fault::Kind::restart: node_[f.nodes[0]].end(now, grace_); break;
+    case Fault::Kind::pause:
+      if (f.length >= acceptable_pause_) {
+        node_[f.nodes[0]].extend(now + f.length + grace_);
+      } else {
+        short_paused_[f.nodes[0]] = true;
+      }
+      break;
+    case Fault::Kind::cut: cut_pair(f.nodes[0], f.nodes[1]); break;
+    case Fault::Kind::cut_one_way: cut_pair(f.nodes[0], f.nodes[1]); break;
+    case Fault::Kind::partition:
+    case Fault::Kind::flap:
+      for (std::size_t a : f.nodes) {
+        for (std::size_t b = 1; b <= nodes_; ++b) {
+          if (std::find(f.nodes.begin(), f.nodes.end(), b) == f.nodes.end()) pair(a, b).active = true;
+        }
+      }
+      down_everyone_.active = true;
+      if (f.kind == Fault::Kind::flap) {  // it heals itself when its time is up
+        for (auto& [key, excuse] : pair_) excuse.extend(now + f.length + grace_);
+        down_everyone_.extend(now + f.length + grace_);
+      }
+      break;
+    case Fault::Kind::heal:
+      for (auto& [key, excuse] : pair_) excuse.end(now, grace_);
+      for (Excuse& e : down_node_) e.end(now, grace_);
+      down_everyone_.end(now, grace_);
+      active_cuts_.clear();
+      break;
+    case Fault::Kind::spike:
+      if (f.extra >= Duration::milliseconds(500)) {
+        everyone_.extend(now + f.length + grace_);
+        down_everyone_.extend(now + f.length + grace_);
+      }
+      break;
+    case Fault::Kind::flood:
+    case Fault::Kind::asks: break;  // load excuses nothing (F2)
+  }
+}
+
+bool DetectionAccuracy::suspicion_excused(std::size_t observer, std::size_t subject, Instant now) const {
+  if (everyone_.holds(now) || node_[observer].holds(now) || node_[subject].holds(now)) return true;
+  const Excuse* p = find_pair(observer, subject);
+  return p != nullptr && p->holds(now);
+}
+
+bool DetectionAccuracy::down_excused(std::size_t subject, Instant now) const {
+  return down_everyone_.holds(now) || node_[subject].holds(now) || down_node_[subject].holds(now);
+}
+
+void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& failures) {
+  const Instant now = sim.now();
+  const Duration step = last_check_ == Instant{} ? Duration::zero() : now - last_check_;
+  last_check_ = now;
+  for (std::size_t i = 1; i <= sim.size(); ++i) {
+    const Kernel* k = sim.kernel(i);
+    if (k == nullptr || k->is_shut_down()) continue;
+    const Config& c = k->config();
+    // F5: the throttle bounds what reaches the detectors, whatever the load.
+    auto& [seen_kernel, passed] = observations_[i];
+    const bool same_life = seen_kernel == k && passed <= k->counters().observations_passed;
+    const std::uint64_t delta = same_life ? k->counters().observations_passed - passed : 0;
+    seen_kernel = k;
+    passed = k->counters().observations_passed;
+    const std::uint64_t windows = static_cast<std::uint64_t>(step.ns() / c.liveness_window.ns()) + 1;
+    const std::uint64_t allowed = (std::uint64_t{c.monitored_by} + 2) * (windows + 1);
+    if (step > Duration::zero() && delta > allowed) {
+      failures.push_back("F5: " + node_name(i) + "'s detectors took " + std::to_string(delta) + " observations in " +
+                         std::to_string(step.ms()) + " ms; the throttle allows at most " + std::to_string(allowed));
+    }
+    // F2/F3: this node's own suspicions.
+    if (const ReachabilityRow* row = k->reachability().row(k->self())) {
+      for (const MemberId& subject : row->unreachable) {
+        const std::size_t j = node_of(sim, subject.address);
+        const Kernel* sk = j == 0 ? nullptr : sim.kernel(j);
+        if (sk == nullptr || sk->self() != subject || suspicion_excused(i, j, now)) continue;
+        if (reported_[{i, subject.incarnation.value, j}]) continue;
+        reported_[{i, subject.incarnation.value, j}] = true;
+        failures.push_back(std::string(short_paused_[j] ? "F3" : "F2") + ": " + node_name(i) + " marked " +
+                           node_name(j) + " (" + subject.to_string() +
+                           ") unreachable, though no crash, long pause, cut or spike excuses it" +
+                           (short_paused_[j] ? " (its pauses were all shorter than phi_acceptable_pause)" : ""));
+      }
+    }
+    // F4: nobody that only lost single links is downed.
+    for (const Member& m : k->members().members()) {
+      if (m.status != MemberStatus::down) continue;
+      const std::size_t j = node_of(sim, m.address());
+      const Kernel* sk = j == 0 ? nullptr : sim.kernel(j);
+      if (sk == nullptr || sk->self() != m.id || down_excused(j, now)) continue;
+      if (reported_[{0, m.id.incarnation.value, j}]) continue;
+      reported_[{0, m.id.incarnation.value, j}] = true;
+      failures.push_back("F4: " + node_name(i) + " holds " + node_name(j) + " (" + m.id.to_string() +
+                         ") down, though it never lost more than one link at a time");
+    }
+  }
+}
+
+}  // namespace weft::sim

@@ -1,0 +1,78 @@
+// The cluster-level properties of PROPERTIES.md, checked over a simulated
+// run. run() tells the checkers every fault as it is applied and calls
+// check() after every step; each violation is one line starting with the
+// property's name.
+//
+//   M2  per incarnation, a node's view of a member only moves forward
+//   M3  no live node holds its own life as down or removed
+//   F2  accuracy: a node is never suspected (marked unreachable in an
+//       observer's own row) unless a fault excuses the pair: a crash or
+//       restart of either, a pause of at least phi_acceptable_pause, a cut
+//       or partition between them, a latency spike of 500 ms or more; each
+//       excuse lasts until the fault ends plus T_down. Floods excuse nothing.
+//   F3  the same for a node paused for less than phi_acceptable_pause
+//   F4  a node that only ever lost single links (one at a time) is never
+//       downed
+//   F5  a node's detectors take at most one observation per monitored peer
+//       per liveness window (the LivenessThrottle), however much arrives
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/scenario.hpp"
+
+namespace weft::sim {
+
+class MembershipSafety {
+ public:
+  void check(const Simulator& sim, std::vector<std::string>& failures);
+
+ private:
+  std::map<std::tuple<std::size_t, std::uint64_t, NodeAddress>, std::pair<std::uint64_t, int>> seen_;
+};
+
+class DetectionAccuracy {
+ public:
+  DetectionAccuracy(const Config& config, std::size_t nodes);
+  // Call as each fault is applied, at its virtual time.
+  void on_fault(const Fault& fault, Instant now);
+  void check(const Simulator& sim, std::vector<std::string>& failures);
+
+ private:
+  struct Excuse {
+    bool active = false;  // until the fault is over
+    Instant until;        // then this long after
+    bool holds(Instant now) const { return active || now < until; }
+    void end(Instant now, Duration grace) {
+      if (active) until = std::max(until, now + grace);
+      active = false;
+    }
+    void extend(Instant to) { until = std::max(until, to); }
+  };
+  bool suspicion_excused(std::size_t observer, std::size_t subject, Instant now) const;
+  bool down_excused(std::size_t subject, Instant now) const;
+  Excuse& pair(std::size_t a, std::size_t b);
+  const Excuse* find_pair(std::size_t a, std::size_t b) const;
+
+  Duration grace_;
+  Duration acceptable_pause_;
+  std::size_t nodes_;
+  std::vector<Excuse> node_;           // crash, restart, long pause of the node
+  std::vector<bool> short_paused_;     // F3 rather than F2 in the report
+  std::vector<Excuse> down_node_;      // overlapping cuts touching the node
+  std::map<std::pair<std::size_t, std::size_t>, Excuse> pair_;  // (low, high)
+  Excuse everyone_;                    // a big latency spike
+  Excuse down_everyone_;               // a partition: anybody may be downed
+  std::set<std::pair<std::size_t, std::size_t>> active_cuts_;  // (low, high)
+  std::map<std::tuple<std::size_t, std::uint64_t, std::size_t>, bool> reported_;
+  // Per node: the kernel last seen and its observations_passed then (a
+  // rejoin keeps the kernel and its counters; a restart makes a new one).
+  std::vector<std::pair<const Kernel*, std::uint64_t>> observations_;
+  Instant last_check_;
+};
+
+}  // namespace weft::sim

@@ -1,0 +1,216 @@
+#include "sim/traffic.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace weft::sim {
+namespace {
+
+constexpr std::uint32_t kFloodTick = 0x5701;  // driver -> flood-src: {target u32, count u32, bytes u32}
+constexpr std::uint32_t kFloodData = 0x5702;  // flood-src -> flood-sink: {incarnation u64, seq u64, target u32}
+constexpr std::uint32_t kEcho = 0x5703;
+constexpr std::size_t kFloodHeader = 20;
+const Duration kFloodTickEvery = Duration::milliseconds(10);
+// How late a completion may be: the checks run every 100 ms, and a paused
+// asker's deadlines move only at a check.
+const Duration kAskSlack = Duration::milliseconds(200);
+
+void put32(std::uint8_t* p, std::uint32_t v) { std::memcpy(p, &v, 4); }
+void put64(std::uint8_t* p, std::uint64_t v) { std::memcpy(p, &v, 8); }
+std::uint32_t get32(const std::uint8_t* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+std::uint64_t get64(const std::uint8_t* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+std::string node_name(std::size_t node) { return "n" + std::to_string(node); }
+
+class FloodSource final : public Behavior {
+ public:
+  FloodSource(TrafficWorkload& workload, std::uint64_t incarnation) : workload_(workload), incarnation_(incarnation) {}
+
+  void receive(Context& context, const Delivery& message) override {
+    if (message.kind != DeliveryKind::tell || message.type_tag != kFloodTick || message.body.size() != 12) return;
+    const std::uint32_t target = get32(message.body.data());
+    const std::uint32_t count = get32(message.body.data() + 4);
+    body_.assign(std::max<std::size_t>(kFloodHeader, get32(message.body.data() + 8)), 0xab);
+    const ActorRef to{workload_.address(target), "flood-sink"};
+    std::uint64_t& seq = next_seq_[target];
+    for (std::uint32_t i = 0; i < count; ++i) {
+      put64(body_.data(), incarnation_);
+      put64(body_.data() + 8, ++seq);
+      put32(body_.data() + 16, target);
+      if (context.tell(to, kFloodData, body_) == SendResult::sent) workload_.sent_one();
+    }
+  }
+
+ private:
+  TrafficWorkload& workload_;
+  std::uint64_t incarnation_;
+  std::map<std::uint32_t, std::uint64_t> next_seq_;
+  std::vector<std::uint8_t> body_;
+};
+
+class FloodSink final : public Behavior {
+ public:
+  FloodSink(TrafficWorkload& workload, std::size_t node) : workload_(workload), node_(node) {}
+
+  void receive(Context& context, const Delivery& message) override {
+    if (message.kind != DeliveryKind::tell || message.type_tag != kFloodData) return;
+    if (message.body.size() < kFloodHeader) {
+      workload_.violation("S1: " + node_name(node_) + " flood-sink got a " + std::to_string(message.body.size()) +
+                          "-byte body");
+      return;
+    }
+    const std::uint64_t incarnation = get64(message.body.data());
+    const std::uint64_t seq = get64(message.body.data() + 8);
+    const std::uint32_t target = get32(message.body.data() + 16);
+    const std::string sender = message.sender.to_owned().to_string() + "#" + std::to_string(incarnation);
+    if (target != node_) {
+      workload_.violation("S1: misdelivery: message " + std::to_string(seq) + " from " + sender + " for n" +
+                          std::to_string(target) + " reached " + node_name(node_));
+    }
+    std::uint64_t& last = last_seq_[sender];
+    if (seq <= last) {
+      workload_.violation("S1: " + node_name(node_) + " flood-sink got message " + std::to_string(seq) + " from " +
+                          sender + " after " + std::to_string(last) +
+                          (seq == last ? " (duplicate)" : " (out of order)"));
+    }
+    last = std::max(last, seq);
+    workload_.delivered_one();
+    (void)context;
+  }
+
+ private:
+  TrafficWorkload& workload_;
+  std::size_t node_;
+  std::map<std::string, std::uint64_t> last_seq_;
+};
+
+class Echo final : public Behavior {
+ public:
+  void receive(Context& context, const Delivery& message) override {
+    if (message.kind == DeliveryKind::ask) (void)context.reply(kEcho, message.body);
+  }
+};
+
+}  // namespace
+
+void TrafficWorkload::begin(Simulator& sim, const Scenario& scenario) {
+  sim_ = &sim;
+  addresses_.clear();
+  for (std::size_t i = 1; i <= sim.size(); ++i) addresses_.push_back(sim.address(i));
+  lives_.resize(sim.size() + 1, 1);
+  const Instant start = sim.now();
+  for (const Fault& f : scenario.faults) {
+    if (f.kind == Fault::Kind::flood) {
+      sim.call_at(start + f.at, [this, f, end = start + f.at + f.length] { flood_tick(f, end, 0); });
+    } else if (f.kind == Fault::Kind::asks) {
+      sim.call_at(start + f.at, [this, f, end = start + f.at + f.length] { ask_tick(f, end); });
+    }
+  }
+}
+
+void TrafficWorkload::flood_tick(const Fault& flood, Instant end, std::uint64_t carry_millis) {
+  // rate messages a second, in 10 ms ticks; carry the fraction so any rate
+  // comes out exact over a second.
+  const std::uint64_t due_millis = carry_millis + std::uint64_t{flood.rate} * 10;
+  const auto count = static_cast<std::uint32_t>(due_millis / 1000);
+  std::uint8_t body[12];
+  put32(body, static_cast<std::uint32_t>(flood.nodes[1]));
+  put32(body + 4, count);
+  put32(body + 8, flood.bytes);
+  if (count > 0) {
+    (void)sim_->command(flood.nodes[0], [&](Kernel& kernel, Instant now) {
+      (void)kernel.tell(now, ActorRef{address(flood.nodes[0]), "flood-src"}, kFloodTick, body);
+    });
+  }
+  const Instant next = sim_->now() + kFloodTickEvery;
+  if (next < end) sim_->call_at(next, [this, flood, end, rest = due_millis % 1000] { flood_tick(flood, end, rest); });
+}
+
+void TrafficWorkload::ask_tick(const Fault& asks, Instant end) {
+  const std::size_t from = asks.nodes[0];
+  (void)sim_->command(from, [&](Kernel& kernel, Instant now) {
+    const std::uint8_t body[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const AskId id = kernel.ask(now, ActorRef{address(asks.nodes[1]), "echo"}, kEcho, body, asks.extra);
+    ++asks_made_;
+    // A completion may already have come (an ask refused at once).
+    asks_.try_emplace({from, lives_[from], id}, PendingAsk{now + asks.extra, 0});
+  });
+  const Instant next = sim_->now() + Duration::nanoseconds(1'000'000'000 / std::max<std::uint32_t>(asks.rate, 1));
+  if (next < end) sim_->call_at(next, [this, asks, end] { ask_tick(asks, end); });
+}
+
+void TrafficWorkload::on_start(std::size_t node, Kernel& kernel, Instant now) {
+  // A new life: the asks of the node's last life died with it.
+  for (auto it = asks_.begin(); it != asks_.end();) {
+    it = std::get<0>(it->first) == node ? asks_.erase(it) : std::next(it);
+  }
+  if (node < lives_.size()) ++lives_[node];  // before begin(), every node's first life
+  (void)kernel.spawn(now, "flood-src", std::make_unique<FloodSource>(*this, kernel.self().incarnation.value));
+  (void)kernel.spawn(now, "flood-sink", std::make_unique<FloodSink>(*this, node));
+  (void)kernel.spawn(now, "echo", std::make_unique<Echo>());
+}
+
+void TrafficWorkload::on_event(std::size_t node, const Event& event) {
+  const auto* done = std::get_if<AskCompleted>(&event);
+  if (done == nullptr || sim_ == nullptr) return;
+  ++asks_completed_;
+  PendingAsk& ask = asks_[{node, lives_[node], done->id}];
+  if (++ask.completions == 2) {
+    violation("S2: ask " + std::to_string(done->id) + " of " + node_name(node) + " completed twice (now " +
+              std::string(to_string(done->outcome)) + ")");
+  }
+  if (ask.deadline != Instant{} && sim_->now() > ask.deadline + kAskSlack) {
+    violation("S2: ask " + std::to_string(done->id) + " of " + node_name(node) + " completed " +
+              std::to_string((sim_->now() - ask.deadline).ms()) + " ms after its timeout");
+  }
+}
+
+void TrafficWorkload::check(const Simulator& sim, std::vector<std::string>& failures) {
+  for (std::size_t i = 1; i <= sim.size(); ++i) {
+    const Kernel* k = sim.kernel(i);
+    if (k == nullptr) continue;
+    const Config& c = k->config();
+    high_water_ = std::max(high_water_, k->counters().mailbox_high_water);
+    if (k->counters().mailbox_high_water > c.mailbox_capacity) {
+      violation("S4: a mailbox on " + node_name(i) + " held " + std::to_string(k->counters().mailbox_high_water) +
+                " messages; its capacity is " + std::to_string(c.mailbox_capacity));
+    }
+    for (std::size_t j = 1; j <= sim.size(); ++j) {
+      const std::uint64_t queued = k->outbound_bytes_queued(sim.address(j));
+      if (queued > c.max_outbound_user_bytes + c.max_outbound_control_bytes) {
+        violation("S4: " + node_name(i) + " queues " + std::to_string(queued) + " bytes for " + node_name(j));
+      }
+    }
+  }
+  // Asks past their deadline (and a tick of slack) that never completed. A
+  // paused asker cannot time its asks out: its deadlines move with the pause.
+  for (auto& [key, ask] : asks_) {
+    if (sim.paused(std::get<0>(key)) && ask.completions == 0) ask.deadline = std::max(ask.deadline, sim.now());
+    if (!sim.alive(std::get<0>(key))) continue;  // its asks die with it; on_start forgets them
+    if (ask.completions == 0 && sim.now() > ask.deadline + kAskSlack) {
+      violation("S2: ask " + std::to_string(std::get<2>(key)) + " of " + node_name(std::get<0>(key)) +
+                " has not completed " + std::to_string((sim.now() - ask.deadline).ms()) + " ms after its timeout");
+      ask.completions = 1;  // report once
+    }
+  }
+  for (std::string& v : violations_) failures.push_back(std::move(v));
+  violations_.clear();
+}
+
+void TrafficWorkload::finish(const Simulator& sim, std::vector<std::string>& failures) { check(sim, failures); }
+
+std::string TrafficWorkload::summary() const {
+  return "traffic: " + std::to_string(sent_) + " flood messages sent, " + std::to_string(delivered_) +
+         " delivered; " + std::to_string(asks_made_) + " asks, " + std::to_string(asks_completed_) +
+         " completions; deepest mailbox " + std::to_string(high_water_);
+}
+
+}  // namespace weft::sim
