@@ -44,6 +44,9 @@ DetectionAccuracy::DetectionAccuracy(const Config& config, std::size_t nodes)
       acceptable_pause_(config.phi_acceptable_pause),
       nodes_(nodes),
       node_(nodes + 1),
+      pause_(nodes + 1),
+      refute_(nodes + 1),
+      refute_within_(config.heartbeat_interval + config.probe_timeout + Duration::seconds(1)),
       short_paused_(nodes + 1, false),
       down_node_(nodes + 1),
       observations_(nodes + 1, {nullptr, 0}) {}
@@ -71,7 +74,8 @@ void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
     case Fault::Kind::restart: node_[f.nodes[0]].end(now, grace_); break;
     case Fault::Kind::pause:
       if (f.length >= acceptable_pause_) {
-        node_[f.nodes[0]].extend(now + f.length + grace_);
+        pause_[f.nodes[0]].extend(now + f.length + grace_);
+        refute_[f.nodes[0]] = Refutation{now + f.length + refute_within_, 0};
       } else {
         short_paused_[f.nodes[0]] = true;
       }
@@ -108,14 +112,17 @@ void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
   }
 }
 
-bool DetectionAccuracy::suspicion_excused(std::size_t observer, std::size_t subject, Instant now) const {
+bool DetectionAccuracy::suspicion_excused(std::size_t observer, std::size_t subject, Instant now,
+                                          bool pauses_count) const {
   if (everyone_.holds(now) || node_[observer].holds(now) || node_[subject].holds(now)) return true;
+  if (pause_[observer].holds(now) || (pauses_count && pause_[subject].holds(now))) return true;
   const Excuse* p = find_pair(observer, subject);
   return p != nullptr && p->holds(now);
 }
 
 bool DetectionAccuracy::down_excused(std::size_t subject, Instant now) const {
-  return down_everyone_.holds(now) || node_[subject].holds(now) || down_node_[subject].holds(now);
+  return down_everyone_.holds(now) || node_[subject].holds(now) || pause_[subject].holds(now) ||
+         down_node_[subject].holds(now);
 }
 
 void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& failures) {
@@ -152,6 +159,22 @@ void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& fa
                            (short_paused_[j] ? " (its pauses were all shorter than phi_acceptable_pause)" : ""));
       }
     }
+    // F3: a long pause, once over, is refuted (unless the life was downed).
+    for (std::size_t j = 1; j <= sim.size(); ++j) {
+      std::optional<Refutation>& r = refute_[j];
+      const Kernel* sk = sim.kernel(j);
+      if (!r || j == i || sk == nullptr) continue;
+      if (r->incarnation == 0 && now >= r->due - refute_within_) r->incarnation = sk->self().incarnation.value;
+      if (now < r->due || sk->self().incarnation.value != r->incarnation || suspicion_excused(i, j, now, false)) continue;
+      const ReachabilityRow* row = k->reachability().row(k->self());
+      if (row != nullptr && std::binary_search(row->unreachable.begin(), row->unreachable.end(), sk->self()) &&
+          !reported_[{i, r->incarnation, j + 1000}]) {
+        reported_[{i, r->incarnation, j + 1000}] = true;
+        failures.push_back("F3: " + node_name(i) + " still holds " + node_name(j) + " (" + sk->self().to_string() +
+                           ") unreachable " + std::to_string((now - r->due + refute_within_).ms()) +
+                           " ms after its pause ended: the suspicion was never refuted");
+      }
+    }
     // F4: nobody that only lost single links is downed.
     for (const Member& m : k->members().members()) {
       if (m.status != MemberStatus::down) continue;
@@ -163,6 +186,9 @@ void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& fa
       failures.push_back("F4: " + node_name(i) + " holds " + node_name(j) + " (" + m.id.to_string() +
                          ") down, though it never lost more than one link at a time");
     }
+  }
+  for (std::optional<Refutation>& r : refute_) {
+    if (r && now > r->due + Duration::seconds(1)) r.reset();
   }
 }
 

@@ -10,7 +10,10 @@
 //       restart of either, a pause of at least phi_acceptable_pause, a cut
 //       or partition between them, a latency spike of 500 ms or more; each
 //       excuse lasts until the fault ends plus T_down. Floods excuse nothing.
-//   F3  the same for a node paused for less than phi_acceptable_pause
+//   F3  the same for a node paused for less than phi_acceptable_pause; and
+//       a node paused longer, but not downed, is refuted: within
+//       heartbeat_interval + probe_timeout + 1 s of resuming, no observer
+//       still holds its life unreachable
 //   F4  a node that only ever lost single links (one at a time) is never
 //       downed
 //   F5  a node's detectors take at most one observation per monitored peer
@@ -53,7 +56,7 @@ class DetectionAccuracy {
     }
     void extend(Instant to) { until = std::max(until, to); }
   };
-  bool suspicion_excused(std::size_t observer, std::size_t subject, Instant now) const;
+  bool suspicion_excused(std::size_t observer, std::size_t subject, Instant now, bool pauses_count = true) const;
   bool down_excused(std::size_t subject, Instant now) const;
   Excuse& pair(std::size_t a, std::size_t b);
   const Excuse* find_pair(std::size_t a, std::size_t b) const;
@@ -61,7 +64,14 @@ class DetectionAccuracy {
   Duration grace_;
   Duration acceptable_pause_;
   std::size_t nodes_;
-  std::vector<Excuse> node_;           // crash, restart, long pause of the node
+  std::vector<Excuse> node_;           // crash or restart of the node
+  std::vector<Excuse> pause_;          // a long pause of the node
+  struct Refutation {
+    Instant due;  // no observer may hold the subject unreachable after this
+    std::uint64_t incarnation = 0;  // of the life that was paused
+  };
+  std::vector<std::optional<Refutation>> refute_;
+  Duration refute_within_;
   std::vector<bool> short_paused_;     // F3 rather than F2 in the report
   std::vector<Excuse> down_node_;      // overlapping cuts touching the node
   std::map<std::pair<std::size_t, std::size_t>, Excuse> pair_;  // (low, high)
