@@ -297,6 +297,14 @@ void Kernel::prune_gone() {
 
 void Kernel::leader_actions() {
   if (leader() != self_.address) return;
+  // Alone and joining: only the first seed forms a cluster by itself (as in
+  // Akka). Any other node waits for a seed's answer, or a restart during a
+  // partition would found an island of one that the rest must merge later.
+  const bool alone = members_.size() == 1;
+  if (alone && self_status() == MemberStatus::joining && !config_.seeds.empty() &&
+      config_.seeds.front() != self_.address) {
+    return;
+  }
   const bool is_converged = converged();
   const std::vector<Member> snapshot(members_.members().begin(), members_.members().end());
   for (const Member& m : snapshot) {
