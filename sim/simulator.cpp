@@ -1,7 +1,6 @@
 #include "sim/simulator.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <variant>
 
 #include "kernel/membership/member_table.hpp"
@@ -16,12 +15,65 @@ struct Simulator::Node {
   Instant paused_until;
   bool tick_pending = false;
   Instant tick_at;
+  // The kernel's link id -> connection id (0: none). Link ids are small
+  // sequential integers per kernel, so a vector indexed by them.
+  std::vector<std::uint64_t> connection_of_link;
 };
 
-struct Chunk {
-  Instant arrival;
-  std::vector<std::uint8_t> bytes;
+namespace {
+
+// One direction of a connection: the bytes in flight, in order, as chunks
+// with their arrival times. One buffer per direction, consumed from the
+// front, so a chunk costs no allocation of its own.
+class Flight {
+ public:
+  bool empty() const { return chunk_head_ == chunks_.size(); }
+  Instant front_arrival() const { return chunks_[chunk_head_].arrival; }
+  void push(Instant arrival, std::span<const std::uint8_t> bytes) {
+    if (empty()) {
+      clear();  // reuse the buffers from the start
+    } else {
+      compact();
+    }
+    chunks_.push_back(ChunkMark{arrival, bytes.size()});
+    bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
+  }
+  // The front chunk's bytes; valid until the next push() or clear().
+  std::span<const std::uint8_t> front() const {
+    return {bytes_.data() + byte_head_, chunks_[chunk_head_].size};
+  }
+  void pop() {
+    byte_head_ += chunks_[chunk_head_].size;
+    ++chunk_head_;
+  }
+  // Drops what was consumed once it is most of the buffer, so a direction
+  // that is never empty (a flood behind a cut) does not grow forever.
+  void compact() {
+    if (byte_head_ < 4096 || byte_head_ * 2 < bytes_.size()) return;
+    bytes_.erase(bytes_.begin(), bytes_.begin() + static_cast<std::ptrdiff_t>(byte_head_));
+    chunks_.erase(chunks_.begin(), chunks_.begin() + static_cast<std::ptrdiff_t>(chunk_head_));
+    byte_head_ = 0;
+    chunk_head_ = 0;
+  }
+  void clear() {
+    chunks_.clear();
+    bytes_.clear();
+    chunk_head_ = 0;
+    byte_head_ = 0;
+  }
+
+ private:
+  struct ChunkMark {
+    Instant arrival;
+    std::size_t size = 0;
+  };
+  std::vector<ChunkMark> chunks_;
+  std::size_t chunk_head_ = 0;
+  std::vector<std::uint8_t> bytes_;
+  std::size_t byte_head_ = 0;
 };
+
+}  // namespace
 
 // One TCP connection: the dialer's link and, once the acceptor has read from
 // it, the acceptor's. Each direction is a FIFO of chunks in flight.
@@ -34,30 +86,13 @@ struct Simulator::Connection {
   std::optional<LinkId> acceptor_link;
   bool open = true;
   bool established = false;
-  std::deque<Chunk> to_acceptor;
-  std::deque<Chunk> to_dialer;
+  Flight to_acceptor;
+  Flight to_dialer;
   // Per direction, [0] to the acceptor and [1] to the dialer:
   Instant last_arrival[2];
   Instant wire_free[2];       // when the sender's last write is all on the wire
   std::uint64_t unread[2] = {0, 0};  // sent, not yet read by the peer
 };
-
-struct Simulator::Event {
-  enum class Kind : std::uint8_t { tick, deliver, sent, connect_result, peer_closed, call };
-  Instant at;
-  std::uint64_t seq = 0;
-  Kind kind = Kind::tick;
-  std::size_t node = 0;
-  std::uint64_t life = 0;
-  std::uint64_t connection = 0;
-  bool to_acceptor = false;
-  std::function<void()> action;  // call only
-};
-
-bool Simulator::EventOrder::operator()(const std::unique_ptr<Event>& a, const std::unique_ptr<Event>& b) const {
-  if (a->at != b->at) return a->at > b->at;
-  return a->seq > b->seq;
-}
 
 namespace {
 
@@ -74,9 +109,11 @@ Simulator::Simulator(SimOptions options)
   WEFT_ASSERT(options_.nodes >= 1);
   WEFT_ASSERT(options_.network.max_chunks >= 1);
   trace_hash_ = fingerprint_u64(0, options_.seed);
+  connections_.emplace_back();  // id 0 is never used
   for (std::size_t i = 1; i <= options_.nodes; ++i) {
     auto node = std::make_unique<Node>();
     node->address = NodeAddress{"10.0.0." + std::to_string(i), 7000};
+    node_by_address_.emplace(node->address, i);
     nodes_.push_back(std::move(node));
   }
   for (std::size_t i = 1; i <= options_.nodes; ++i) restart(i);
@@ -106,6 +143,7 @@ void Simulator::trace(std::size_t node, std::string text, bool show) {
   trace_hash_ = fingerprint_u64(trace_hash_, static_cast<std::uint64_t>(now_.ns_since_epoch()));
   trace_hash_ = fingerprint_u64(trace_hash_, node);
   trace_hash_ = fingerprint_bytes(trace_hash_, text.data(), text.size());
+  if (!show && !sink_) return;
   TraceLine line{now_, node, std::move(text)};
   if (sink_) sink_(line);
   if (show) timeline_.push_back(std::move(line));
@@ -116,9 +154,28 @@ Duration Simulator::latency() {
   return now_ < spike_until_ ? base + spike_ : base;
 }
 
-void Simulator::schedule(std::unique_ptr<Event> event) {
-  event->seq = next_seq_++;
-  queue_.push(std::move(event));
+void Simulator::schedule(Event event) {
+  event.seq = next_seq_++;
+  queue_.push_back(event);
+  std::push_heap(queue_.begin(), queue_.end(), Later{});
+}
+
+Simulator::Connection* Simulator::find_connection(std::uint64_t id) {
+  return id < connections_.size() ? connections_[id].get() : nullptr;
+}
+
+std::uint64_t Simulator::connection_of(std::size_t node, LinkId link) const {
+  const std::vector<std::uint64_t>& table = nodes_[node - 1]->connection_of_link;
+  return link.value < table.size() ? table[link.value] : 0;
+}
+
+void Simulator::set_connection_of(std::size_t node, LinkId link, std::uint64_t id) {
+  std::vector<std::uint64_t>& table = nodes_[node - 1]->connection_of_link;
+  if (link.value >= table.size()) {
+    if (id == 0) return;
+    table.resize(static_cast<std::size_t>(link.value) + 1, 0);
+  }
+  table[link.value] = id;
 }
 
 void Simulator::schedule_tick(std::size_t node) {
@@ -128,28 +185,30 @@ void Simulator::schedule_tick(std::size_t node) {
   if (n.tick_pending && n.tick_at <= at) return;
   n.tick_pending = true;
   n.tick_at = at;
-  auto event = std::make_unique<Event>();
-  event->at = at;
-  event->kind = Event::Kind::tick;
-  event->node = node;
-  event->life = n.life;
-  schedule(std::move(event));
+  Event event;
+  event.at = at;
+  event.kind = Event::Kind::tick;
+  event.node = static_cast<std::uint32_t>(node);
+  event.life = n.life;
+  schedule(event);
 }
 
-bool Simulator::blocked(std::size_t from, std::size_t to) const { return cuts_.count({from, to}) != 0; }
+bool Simulator::blocked(std::size_t from, std::size_t to) const {
+  return !cuts_.empty() && cuts_.count({from, to}) != 0;
+}
 
 void Simulator::reap() {
   // A connection is forgotten once closed and its other side told, so a
   // long run with many redials keeps only live connections. Events still
   // naming it find nothing and are dropped.
-  for (const std::uint64_t id : finished_) connections_.erase(id);
+  for (const std::uint64_t id : finished_) connections_[id].reset();
   finished_.clear();
 }
 
 void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
                          std::span<const std::uint8_t> bytes) {
   const std::size_t slot = from_dialer ? 0 : 1;
-  std::deque<Chunk>& flight = from_dialer ? c.to_acceptor : c.to_dialer;
+  Flight& flight = from_dialer ? c.to_acceptor : c.to_dialer;
   // The write goes onto the wire behind the previous one at the link's
   // bandwidth; its bytes arrive one latency after they are all on it.
   const std::uint64_t wire_ns = bytes.size() * 1'000'000'000ULL / options_.network.bandwidth;
@@ -164,27 +223,26 @@ void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
     const std::size_t left = bytes.size() - at;
     const std::size_t size =
         piece + 1 == pieces ? left : 1 + static_cast<std::size_t>(network_prng_.below(left));
-    flight.push_back(Chunk{arrival, {bytes.begin() + static_cast<std::ptrdiff_t>(at),
-                                     bytes.begin() + static_cast<std::ptrdiff_t>(at + size)}});
+    flight.push(arrival, bytes.subspan(at, size));
     at += size;
     c.last_arrival[slot] = arrival;
     arrival += Duration::nanoseconds(1);
   }
-  auto deliver = std::make_unique<Event>();
-  deliver->at = c.last_arrival[slot];
-  deliver->kind = Event::Kind::deliver;
-  deliver->connection = id;
-  deliver->to_acceptor = from_dialer;
-  schedule(std::move(deliver));
+  Event deliver;
+  deliver.at = c.last_arrival[slot];
+  deliver.kind = Event::Kind::deliver;
+  deliver.connection = id;
+  deliver.to_acceptor = from_dialer;
+  schedule(deliver);
 
-  auto sent = std::make_unique<Event>();
-  sent->at = c.wire_free[slot];
-  sent->kind = Event::Kind::sent;
-  sent->node = from_dialer ? c.dialer : c.acceptor;
-  sent->life = from_dialer ? c.dialer_life : c.acceptor_life;
-  sent->connection = id;
-  sent->to_acceptor = from_dialer;
-  schedule(std::move(sent));
+  Event sent;
+  sent.at = c.wire_free[slot];
+  sent.kind = Event::Kind::sent;
+  sent.node = static_cast<std::uint32_t>(from_dialer ? c.dialer : c.acceptor);
+  sent.life = from_dialer ? c.dialer_life : c.acceptor_life;
+  sent.connection = id;
+  sent.to_acceptor = from_dialer;
+  schedule(sent);
 }
 
 void Simulator::close_connection(std::uint64_t id, Connection& c, std::size_t closer) {
@@ -192,21 +250,21 @@ void Simulator::close_connection(std::uint64_t id, Connection& c, std::size_t cl
   c.open = false;
   c.to_acceptor.clear();
   c.to_dialer.clear();
-  by_link_.erase({c.dialer, c.dialer_link.value});
-  if (c.acceptor_link) by_link_.erase({c.acceptor, c.acceptor_link->value});
+  set_connection_of(c.dialer, c.dialer_link, 0);
+  if (c.acceptor_link) set_connection_of(c.acceptor, *c.acceptor_link, 0);
   // The other side learns of the close one network latency later.
   const std::size_t other = closer == c.dialer ? c.acceptor : c.dialer;
   if (other == c.acceptor && !c.acceptor_link.has_value()) {  // it never saw the link
     finished_.push_back(id);
     return;
   }
-  auto event = std::make_unique<Event>();
-  event->at = now_ + latency();
-  event->kind = Event::Kind::peer_closed;
-  event->node = other;
-  event->life = other == c.dialer ? c.dialer_life : c.acceptor_life;
-  event->connection = id;
-  schedule(std::move(event));
+  Event event;
+  event.at = now_ + latency();
+  event.kind = Event::Kind::peer_closed;
+  event.node = static_cast<std::uint32_t>(other);
+  event.life = other == c.dialer ? c.dialer_life : c.acceptor_life;
+  event.connection = id;
+  schedule(event);
 }
 
 void Simulator::drain(std::size_t node) {
@@ -216,38 +274,36 @@ void Simulator::drain(std::size_t node) {
   while (auto command = k.poll_command()) {
     if (const auto* connect = std::get_if<ConnectCommand>(&*command)) {
       const std::uint64_t id = next_connection_++;
-      Connection& c = connections_[id];
+      WEFT_ASSERT(id == connections_.size());
+      connections_.push_back(std::make_unique<Connection>());
+      Connection& c = *connections_.back();
       c.dialer = node;
       c.dialer_life = n.life;
       c.dialer_link = connect->link;
-      by_link_[{node, connect->link.value}] = id;
-      c.acceptor = 0;
-      for (std::size_t i = 1; i <= nodes_.size(); ++i) {
-        if (nodes_[i - 1]->address == connect->address) c.acceptor = i;
-      }
-      auto event = std::make_unique<Event>();
-      event->at = now_ + latency();
-      event->kind = Event::Kind::connect_result;
-      event->node = node;
-      event->life = n.life;
-      event->connection = id;
-      schedule(std::move(event));
+      set_connection_of(node, connect->link, id);
+      const auto acceptor = node_by_address_.find(connect->address);
+      c.acceptor = acceptor == node_by_address_.end() ? 0 : acceptor->second;
+      Event event;
+      event.at = now_ + latency();
+      event.kind = Event::Kind::connect_result;
+      event.node = static_cast<std::uint32_t>(node);
+      event.life = n.life;
+      event.connection = id;
+      schedule(event);
       trace(node, "connect " + connect->address.to_string(), false);
     } else {
       const auto& close = std::get<CloseCommand>(*command);
-      const auto found = by_link_.find({node, close.link.value});
-      if (found != by_link_.end()) {
-        Connection& c = connections_.at(found->second);
-        close_connection(found->second, c, node);
+      const std::uint64_t id = connection_of(node, close.link);
+      if (Connection* c = find_connection(id); c != nullptr) {
+        close_connection(id, *c, node);
         trace(node, "close link: " + std::string(to_string(close.reason)), false);
       }
     }
   }
   while (auto transmit_request = k.poll_transmit()) {
-    const auto found = by_link_.find({node, transmit_request->link.value});
-    if (found == by_link_.end()) continue;
-    Connection& c = connections_.at(found->second);
-    if (c.open && c.established) transmit(found->second, c, c.dialer == node, transmit_request->bytes);
+    const std::uint64_t id = connection_of(node, transmit_request->link);
+    Connection* c = find_connection(id);
+    if (c != nullptr && c->open && c->established) transmit(id, *c, c->dialer == node, transmit_request->bytes);
   }
   while (auto event = k.poll_event()) {
     if (const auto* member = std::get_if<MemberEvent>(&*event)) {
@@ -267,7 +323,7 @@ void Simulator::drain(std::size_t node) {
   schedule_tick(node);
 }
 
-void Simulator::process(Event& event) {
+void Simulator::process(const Event& event) {
   ++events_processed_;
   now_ = event.at;
   switch (event.kind) {
@@ -284,19 +340,19 @@ void Simulator::process(Event& event) {
       return;
     }
     case Event::Kind::connect_result: {
-      const auto found = connections_.find(event.connection);
-      if (found == connections_.end()) return;
-      Connection& c = found->second;
+      Connection* found = find_connection(event.connection);
+      if (found == nullptr) return;
+      Connection& c = *found;
       Node& dialer = *nodes_[c.dialer - 1];
       if (!dialer.kernel || dialer.life != c.dialer_life || !c.open) {
-        by_link_.erase({c.dialer, c.dialer_link.value});
+        set_connection_of(c.dialer, c.dialer_link, 0);
         finished_.push_back(event.connection);
         return;
       }
       const bool refused = c.acceptor == 0 || !nodes_[c.acceptor - 1]->kernel;
       if (refused || blocked(c.dialer, c.acceptor)) {
         c.open = false;
-        by_link_.erase({c.dialer, c.dialer_link.value});
+        set_connection_of(c.dialer, c.dialer_link, 0);
         finished_.push_back(event.connection);
         // Nothing listens at a dead process's address: refused. A cut path
         // never answers: unreachable (modelled without the connect timeout).
@@ -312,51 +368,53 @@ void Simulator::process(Event& event) {
       return;
     }
     case Event::Kind::deliver: {
-      const auto found = connections_.find(event.connection);
-      if (found == connections_.end() || !found->second.open) return;
-      Connection& c = found->second;
+      Connection* found = find_connection(event.connection);
+      if (found == nullptr || !found->open) return;
+      Connection& c = *found;
       const std::size_t to = event.to_acceptor ? c.acceptor : c.dialer;
       const std::size_t from = event.to_acceptor ? c.dialer : c.acceptor;
       Node& receiver = *nodes_[to - 1];
       const std::uint64_t life = event.to_acceptor ? c.acceptor_life : c.dialer_life;
       if (!receiver.kernel || receiver.life != life) return;
-      std::deque<Chunk>& flight = event.to_acceptor ? c.to_acceptor : c.to_dialer;
-      if (flight.empty() || flight.front().arrival > now_) return;
+      Flight& flight = event.to_acceptor ? c.to_acceptor : c.to_dialer;
+      if (flight.empty() || flight.front_arrival() > now_) return;
       if (now_ < receiver.paused_until || blocked(from, to)) {
         // Held: a paused process reads later; a cut path retransmits.
-        auto retry = std::make_unique<Event>(event);
-        retry->at = std::max(receiver.paused_until, now_ + Duration::milliseconds(50));
-        schedule(std::move(retry));
+        Event retry = event;
+        retry.at = std::max(receiver.paused_until, now_ + Duration::milliseconds(50));
+        schedule(retry);
         return;
       }
       if (event.to_acceptor && !c.acceptor_link) {
         c.acceptor_link = receiver.kernel->handle_link_accepted(now_);
-        by_link_[{to, c.acceptor_link->value}] = event.connection;
+        set_connection_of(to, *c.acceptor_link, event.connection);
       }
       const LinkId link = event.to_acceptor ? *c.acceptor_link : c.dialer_link;
-      while (!flight.empty() && flight.front().arrival <= now_ && c.open) {
-        const Chunk chunk = std::move(flight.front());
-        flight.pop_front();
-        c.unread[event.to_acceptor ? 0 : 1] -= chunk.bytes.size();
-        trace_hash_ = fingerprint_u64(trace_hash_, chunk.bytes.size() ^ (static_cast<std::uint64_t>(to) << 32));
-        receiver.kernel->handle_bytes(now_, link, chunk.bytes);
+      while (!flight.empty() && flight.front_arrival() <= now_ && c.open) {
+        // Valid until the next push onto this direction, which only a
+        // drain can make.
+        const std::span<const std::uint8_t> chunk = flight.front();
+        flight.pop();
+        c.unread[event.to_acceptor ? 0 : 1] -= chunk.size();
+        trace_hash_ = fingerprint_u64(trace_hash_, chunk.size() ^ (static_cast<std::uint64_t>(to) << 32));
+        receiver.kernel->handle_bytes(now_, link, chunk);
         drain(to);
         if (!receiver.kernel) return;
       }
       return;
     }
     case Event::Kind::sent: {
-      const auto found = connections_.find(event.connection);
-      if (found == connections_.end() || !found->second.open) return;
-      Connection& c = found->second;
+      Connection* found = find_connection(event.connection);
+      if (found == nullptr || !found->open) return;
+      Connection& c = *found;
       Node& sender = *nodes_[event.node - 1];
       if (!sender.kernel || sender.life != event.life) return;
       // A paused process learns nothing; a full window (cut path, paused or
       // slow reader) stalls the write, as a blocked socket would.
       if (now_ < sender.paused_until || c.unread[event.to_acceptor ? 0 : 1] > options_.network.window) {
-        auto retry = std::make_unique<Event>(event);
-        retry->at = std::max(sender.paused_until, now_ + Duration::milliseconds(10));
-        schedule(std::move(retry));
+        Event retry = event;
+        retry.at = std::max(sender.paused_until, now_ + Duration::milliseconds(10));
+        schedule(retry);
         return;
       }
       const LinkId link = event.node == c.dialer ? c.dialer_link : *c.acceptor_link;
@@ -364,13 +422,18 @@ void Simulator::process(Event& event) {
       drain(event.node);
       return;
     }
-    case Event::Kind::call:
-      event.action();
+    case Event::Kind::call: {
+      const std::size_t slot = static_cast<std::size_t>(event.connection);
+      std::function<void()> action = std::move(calls_[slot]);
+      calls_[slot] = nullptr;
+      free_calls_.push_back(slot);
+      action();
       return;
+    }
     case Event::Kind::peer_closed: {
-      const auto found = connections_.find(event.connection);
-      if (found == connections_.end()) return;
-      Connection& c = found->second;
+      Connection* found = find_connection(event.connection);
+      if (found == nullptr) return;
+      Connection& c = *found;
       finished_.push_back(event.connection);
       Node& n = *nodes_[event.node - 1];
       if (!n.kernel || n.life != event.life) return;
@@ -384,10 +447,11 @@ void Simulator::process(Event& event) {
 
 void Simulator::run_for(Duration duration) {
   const Instant end = now_ + duration;
-  while (!queue_.empty() && queue_.top()->at <= end) {
-    std::unique_ptr<Event> event = std::move(const_cast<std::unique_ptr<Event>&>(queue_.top()));
-    queue_.pop();
-    process(*event);
+  while (!queue_.empty() && queue_.front().at <= end) {
+    std::pop_heap(queue_.begin(), queue_.end(), Later{});
+    const Event event = queue_.back();
+    queue_.pop_back();
+    process(event);
     reap();
   }
   now_ = end;
@@ -397,13 +461,14 @@ std::optional<Duration> Simulator::run_until(const std::function<bool()>& done, 
   const Instant start = now_;
   const Instant end = now_ + limit;
   while (!done()) {
-    if (queue_.empty() || queue_.top()->at > end) {
+    if (queue_.empty() || queue_.front().at > end) {
       now_ = end;
       return done() ? std::optional<Duration>(now_ - start) : std::nullopt;
     }
-    std::unique_ptr<Event> event = std::move(const_cast<std::unique_ptr<Event>&>(queue_.top()));
-    queue_.pop();
-    process(*event);
+    std::pop_heap(queue_.begin(), queue_.end(), Later{});
+    const Event event = queue_.back();
+    queue_.pop_back();
+    process(event);
     reap();
   }
   return now_ - start;
@@ -419,11 +484,11 @@ void Simulator::crash(std::size_t node) {
   n.kernel.reset();
   ++n.life;
   n.tick_pending = false;
-  for (auto& [id, c] : connections_) {
-    if (c.open && (c.dialer == node || c.acceptor == node)) close_connection(id, c, node);
+  for (std::uint64_t id = 1; id < connections_.size(); ++id) {
+    Connection* c = connections_[id].get();
+    if (c != nullptr && c->open && (c->dialer == node || c->acceptor == node)) close_connection(id, *c, node);
   }
 }
-
 void Simulator::restart(std::size_t node) {
   Node& n = *nodes_[node - 1];
   if (n.kernel) return;
@@ -471,11 +536,19 @@ void Simulator::partition(const std::vector<std::size_t>& side) {
 }
 
 void Simulator::call_at(Instant at, std::function<void()> action) {
-  auto event = std::make_unique<Event>();
-  event->at = std::max(at, now_);
-  event->kind = Event::Kind::call;
-  event->action = std::move(action);
-  schedule(std::move(event));
+  std::size_t slot = calls_.size();
+  if (free_calls_.empty()) {
+    calls_.push_back(std::move(action));
+  } else {
+    slot = static_cast<std::size_t>(free_calls_.back());
+    free_calls_.pop_back();
+    calls_[slot] = std::move(action);
+  }
+  Event event;
+  event.at = std::max(at, now_);
+  event.kind = Event::Kind::call;
+  event.connection = slot;
+  schedule(event);
 }
 
 bool Simulator::command(std::size_t node, const std::function<void(Kernel&, Instant)>& command) {

@@ -20,7 +20,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <queue>
 #include <set>
 #include <string>
 #include <vector>
@@ -116,18 +115,35 @@ class Simulator {
  private:
   struct Node;
   struct Connection;
-  struct Event;
-  struct EventOrder {
-    bool operator()(const std::unique_ptr<Event>& a, const std::unique_ptr<Event>& b) const;
+  // One scheduled event, held by value in a binary heap ordered by (at, seq).
+  struct Event {
+    enum class Kind : std::uint8_t { tick, deliver, sent, connect_result, peer_closed, call };
+    Instant at;
+    std::uint64_t seq = 0;
+    std::uint64_t connection = 0;  // call: the slot in calls_
+    std::uint64_t life = 0;
+    std::uint32_t node = 0;
+    Kind kind = Kind::tick;
+    bool to_acceptor = false;
+  };
+  // The heap's comparator: true when `a` runs after `b`.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      if (a.at != b.at) return a.at > b.at;
+      return a.seq > b.seq;
+    }
   };
 
-  void schedule(std::unique_ptr<Event> event);
-  void process(Event& event);
+  void schedule(Event event);
+  void process(const Event& event);
   void drain(std::size_t node);
   void schedule_tick(std::size_t node);
   void transmit(std::uint64_t id, Connection& connection, bool from_dialer,
                 std::span<const std::uint8_t> bytes);
   void close_connection(std::uint64_t id, Connection& connection, std::size_t closer);
+  Connection* find_connection(std::uint64_t id);
+  std::uint64_t connection_of(std::size_t node, LinkId link) const;
+  void set_connection_of(std::size_t node, LinkId link, std::uint64_t id);
   bool blocked(std::size_t from, std::size_t to) const;
   void reap();
   Duration latency();
@@ -138,11 +154,14 @@ class Simulator {
   Prng network_prng_;
   Instant now_ = Instant::from_ns(1'000'000'000);
   std::uint64_t next_seq_ = 0;
-  std::priority_queue<std::unique_ptr<Event>, std::vector<std::unique_ptr<Event>>, EventOrder> queue_;
+  std::vector<Event> queue_;  // a heap under Later: the next event at front()
+  std::vector<std::function<void()>> calls_;  // actions of pending call events
+  std::vector<std::uint64_t> free_calls_;     // reusable slots in calls_
   std::vector<std::unique_ptr<Node>> nodes_;
-  std::map<std::uint64_t, Connection> connections_;
+  std::map<NodeAddress, std::size_t> node_by_address_;
+  // Indexed by connection id; null once the connection is finished and reaped.
+  std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<std::uint64_t> finished_;  // closed and told: erased by reap()
-  std::map<std::pair<std::size_t, std::uint64_t>, std::uint64_t> by_link_;  // (node, link) -> connection
   std::uint64_t next_connection_ = 1;
   std::set<std::pair<std::size_t, std::size_t>> cuts_;  // directed (from, to)
   Duration spike_;
