@@ -85,7 +85,9 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
     }
   }
   for (std::int64_t i = count(); i > 0; --i) {
-    s.faults.push_back(make_fault(Fault::Kind::pause, when(), {node()}, uniform_ms(prng, 200, 8'000)));
+    const Duration at = when();
+    const std::size_t victim = node();
+    s.faults.push_back(make_fault(Fault::Kind::pause, at, {victim}, uniform_ms(prng, 200, 8'000)));
   }
   for (std::int64_t i = count(); i > 0; --i) {
     const std::size_t a = node();
@@ -115,7 +117,8 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   }
   for (std::int64_t i = count(); i > 0; --i) {
     const std::size_t a = node();
-    Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, 1'000, end.ms()), {a, other(a)}, {});
+    const std::size_t b = other(a);
+    Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, 1'000, end.ms()), {a, b}, {});
     f.rate = static_cast<std::uint32_t>(prng.between(100, 5'000));
     f.bytes = static_cast<std::uint32_t>(prng.between(20, 1'500));
     f.length = until(f.at, 1'000, 15'000) - f.at;
@@ -123,7 +126,8 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   }
   for (std::int64_t i = count(); i > 0; --i) {
     const std::size_t a = node();
-    Fault f = make_fault(Fault::Kind::asks, uniform_ms(prng, 1'000, end.ms()), {a, other(a)}, {});
+    const std::size_t b = other(a);
+    Fault f = make_fault(Fault::Kind::asks, uniform_ms(prng, 1'000, end.ms()), {a, b}, {});
     f.rate = static_cast<std::uint32_t>(prng.between(1, 200));
     f.extra = uniform_ms(prng, 100, 3'000);
     f.length = until(f.at, 1'000, 15'000) - f.at;

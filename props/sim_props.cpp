@@ -1,0 +1,121 @@
+// Properties over generated simulator scenarios (PROPERTIES.md M, F and S
+// groups at once: every checker of sim::run). rapidcheck draws a scenario
+// from a seed, as `weft-sim sweep` does, and on failure shrinks its fault
+// schedule: first halves of the faults, then single faults, are dropped
+// while the run still fails. The failure message is the replay command of a
+// scenario file holding the smallest failing schedule, plus its text.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/scenario.hpp"
+
+namespace weft::props {
+namespace {
+
+using sim::Scenario;
+
+// Smaller schedules to try, largest cuts first.
+std::vector<Scenario> smaller(const Scenario& s) {
+  std::vector<Scenario> out;
+  const std::size_t n = s.faults.size();
+  for (std::size_t chunk = n / 2; chunk >= 1; chunk /= 2) {
+    for (std::size_t start = 0; start < n; start += chunk) {
+      Scenario t = s;
+      t.faults.erase(t.faults.begin() + static_cast<std::ptrdiff_t>(start),
+                     t.faults.begin() + static_cast<std::ptrdiff_t>(std::min(n, start + chunk)));
+      out.push_back(std::move(t));
+    }
+    if (chunk == 1) break;
+  }
+  if (n == 1) out.push_back(Scenario{s.seed, s.nodes, s.chaos, s.heal, s.network, s.mutations, s.required_marks, {}});
+  return out;
+}
+
+rc::Gen<Scenario> scenarios(Mutations mutations) {
+  return rc::Gen<Scenario>([mutations](const rc::Random& random, int) {
+    rc::Random r = random;
+    const std::uint64_t seed = r.next() % 1'000'000 + 1;
+    Scenario s = sim::generate(seed, 5, Duration::seconds(30));
+    s.mutations = mutations;
+    return rc::shrinkable::shrinkRecur(std::move(s), [](const Scenario& x) { return rc::seq::fromContainer(smaller(x)); });
+  });
+}
+
+struct Failure {
+  Scenario scenario;
+  std::string message;
+  std::uint64_t trace_hash = 0;
+};
+
+// The last failure seen; after rapidcheck's shrinking, the smallest.
+std::optional<Failure> last_failure;
+
+std::optional<std::string> check(const Scenario& s) {
+  const sim::RunResult result = sim::run(s);
+  if (result.verdict == sim::Verdict::pass) return std::nullopt;
+  std::filesystem::create_directories("sim-failures");
+  char name[64];
+  std::snprintf(name, sizeof name, "sim-failures/%016llx.scenario", static_cast<unsigned long long>(result.trace_hash));
+  const std::filesystem::path path = std::filesystem::absolute(name);
+  std::ofstream(path) << s.to_text();
+  std::string message = result.failures.front() + "\nreplay: weft-sim replay --scenario " + path.string() +
+                        "\nscenario (" + std::to_string(s.faults.size()) + " faults):\n" + s.to_text();
+  last_failure = Failure{s, message, result.trace_hash};
+  return message;
+}
+
+RC_GTEST_PROP(SimProps, GeneratedScenariosKeepEveryProperty, ()) {
+  const Scenario s = *scenarios(Mutations{});
+  if (const auto failure = check(s)) RC_FAIL(*failure);
+}
+
+// The planted defect is found, shrunk to a smaller schedule, and the
+// shrunk scenario replays to the same failure and the same trace hash (D2).
+void expect_found_and_shrunk(Mutations mutations, const char* property) {
+  last_failure.reset();
+  std::optional<Scenario> first;
+  const bool passed = rc::check("a defective kernel keeps every property", [&] {
+    const Scenario s = *scenarios(mutations);
+    const auto failure = check(s);
+    if (failure && !first) first = s;
+    if (failure) RC_FAIL(*failure);
+  });
+  ASSERT_FALSE(passed) << "the defect went unnoticed";
+  ASSERT_TRUE(last_failure.has_value() && first.has_value());
+  EXPECT_LE(last_failure->scenario.faults.size(), first->faults.size());
+  EXPECT_NE(last_failure->message.find(property), std::string::npos) << last_failure->message;
+  const sim::RunResult again = sim::run(last_failure->scenario);
+  EXPECT_EQ(again.trace_hash, last_failure->trace_hash);
+  ASSERT_FALSE(again.failures.empty());
+  EXPECT_EQ(again.failures.front() + "\n", last_failure->message.substr(0, again.failures.front().size() + 1));
+  std::printf("shrunk from %zu faults to %zu:\n%s\n", first->faults.size(), last_failure->scenario.faults.size(),
+              last_failure->message.c_str());
+}
+
+TEST(SimProps, ThrottleOffIsFoundShrunkAndReplayed) {
+  Mutations m;
+  m.throttle_off = true;
+  expect_found_and_shrunk(m, "F5");
+}
+
+TEST(SimProps, RefutationOffIsFoundShrunkAndReplayed) {
+  Mutations m;
+  m.refutation_off = true;
+  expect_found_and_shrunk(m, "F3");
+}
+
+TEST(SimProps, RepliesCompletingTwiceAreFoundShrunkAndReplayed) {
+  Mutations m;
+  m.replies_complete_twice = true;
+  expect_found_and_shrunk(m, "S2");
+}
+
+}  // namespace
+}  // namespace weft::props
