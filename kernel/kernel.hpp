@@ -181,6 +181,8 @@ class Kernel {
   void merge_gossip(const MemberId& from, wire::GossipState&& state);
   bool overwrite_members(const MemberTable& incoming);
   bool accept_record(const Member& incoming) const;
+  bool accept_record(const Member& incoming, const Member* known) const;
+  MemberTable accept_records(std::vector<Member>&& records);
   void emit_member_changes(const std::vector<Member>& before);
   void gossip_round();
   void heal_probe();
@@ -195,10 +197,10 @@ class Kernel {
   bool counts_as_observer(const MemberId& observer) const;
   bool is_gone(const MemberId& id) const;
   bool is_live(const NodeAddress& address) const;
-  std::vector<NodeAddress> live_peers() const;
 
   // kernel_detection.cpp: monitoring ring, heartbeats, probes
   void refresh_monitors();
+  void update_ring();
   void heartbeat_round();
   void observe(const MemberId& peer);
   void observe_inbound(Inbound& link);
@@ -241,6 +243,7 @@ class Kernel {
   std::map<NodeAddress, Instant> down_since_;
   std::map<NodeAddress, Instant> removed_since_;
   std::vector<MemberId> unreachable_view_;       // sorted; for ReachabilityEvents
+  std::vector<NodeAddress> sorted_seeds_;        // config_.seeds, sorted and unique
   Instant next_gossip_;
   Instant next_join_attempt_;
   Instant next_heal_probe_;
@@ -248,6 +251,10 @@ class Kernel {
 
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes
+  // The monitoring ring as last built: live members by ring key, and the
+  // same members in address order (to tell cheaply whether it is current).
+  std::vector<std::pair<std::uint64_t, MemberId>> ring_;
+  std::vector<MemberId> ring_ids_;
   std::map<NodeAddress, Instant> last_heard_;    // any frame, any peer
   std::uint64_t liveness_generation_ = 1;        // bumped when the two maps above lose entries
   std::uint64_t heartbeat_sequence_ = 0;

@@ -28,18 +28,62 @@ double Kernel::phi(const MemberId& subject, Instant now) const {
   return it == monitors_.end() ? 0.0 : it->second.detector.phi(now);
 }
 
+void Kernel::update_ring() {
+  // Most state changes leave the live members as they were: one walk tells.
+  const std::span<const Member> members = members_.members();
+  bool same = true;
+  std::size_t live = 0;
+  for (const Member& m : members) {
+    if (!is_live_status(m.status)) continue;
+    if (live >= ring_ids_.size() || ring_ids_[live] != m.id) {
+      same = false;
+      break;
+    }
+    ++live;
+  }
+  if (same && live == ring_ids_.size()) return;
+  // Otherwise only the difference is hashed and sorted, then merged in.
+  std::vector<MemberId> ids;
+  for (const Member& m : members) {
+    if (is_live_status(m.status)) ids.push_back(m.id);
+  }
+  std::vector<MemberId> gone;
+  std::set_difference(ring_ids_.begin(), ring_ids_.end(), ids.begin(), ids.end(), std::back_inserter(gone));
+  std::vector<std::pair<std::uint64_t, MemberId>> added;
+  {
+    std::vector<MemberId> fresh;
+    std::set_difference(ids.begin(), ids.end(), ring_ids_.begin(), ring_ids_.end(), std::back_inserter(fresh));
+    added.reserve(fresh.size());
+    for (MemberId& id : fresh) {
+      const std::uint64_t key = ring_key(id.address);
+      added.emplace_back(key, std::move(id));
+    }
+  }
+  std::sort(added.begin(), added.end());
+  if (!gone.empty()) {
+    std::erase_if(ring_, [&](const std::pair<std::uint64_t, MemberId>& entry) {
+      return std::binary_search(gone.begin(), gone.end(), entry.second);
+    });
+  }
+  std::vector<std::pair<std::uint64_t, MemberId>> merged;
+  merged.reserve(ring_.size() + added.size());
+  std::merge(std::make_move_iterator(ring_.begin()), std::make_move_iterator(ring_.end()),
+             std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()),
+             std::back_inserter(merged));
+  ring_.swap(merged);
+  ring_ids_.swap(ids);
+}
+
 void Kernel::refresh_monitors() {
   // Ring of live members; this node watches the `monitored_by` members after
   // it, so each member is watched by the same number before it and total
   // heartbeat traffic is O(N).
-  std::vector<std::pair<std::uint64_t, MemberId>> ring;
-  for (const Member& m : members_.members()) {
-    if (is_live_status(m.status)) ring.emplace_back(ring_key(m.address()), m.id);
-  }
-  std::sort(ring.begin(), ring.end());
+  update_ring();
+  const std::vector<std::pair<std::uint64_t, MemberId>>& ring = ring_;
   std::vector<MemberId> wanted;
-  const auto me = std::find_if(ring.begin(), ring.end(), [&](const auto& e) { return e.second == self_; });
-  if (me != ring.end()) {
+  const std::pair<std::uint64_t, MemberId> self_entry{ring_key(self_.address), self_};
+  const auto me = std::lower_bound(ring.begin(), ring.end(), self_entry);
+  if (me != ring.end() && *me == self_entry) {
     const std::size_t start = static_cast<std::size_t>(me - ring.begin());
     const std::size_t count = std::min<std::size_t>(config_.monitored_by, ring.size() - 1);
     for (std::size_t i = 1; i <= count; ++i) wanted.push_back(ring[(start + i) % ring.size()].second);
@@ -124,9 +168,9 @@ void Kernel::start_probe(const MemberId& subject) {
   // Before blaming the subject, ask others whether they can reach it: one
   // broken link between two healthy nodes must down neither (F4).
   std::vector<NodeAddress> helpers;
-  for (const NodeAddress& peer : live_peers()) {
-    const Member* m = members_.find(peer);
-    if (peer != subject.address && !is_unreachable(m->id)) helpers.push_back(peer);
+  for (const Member& m : members_.members()) {
+    if (m.address() == self_.address || !is_live_status(m.status)) continue;
+    if (m.address() != subject.address && !is_unreachable(m.id)) helpers.push_back(m.address());
   }
   const std::uint64_t id = next_probe_id_++;
   probes_asked_[id] = ProbeAsked{subject, now_, now_ + config_.probe_timeout};

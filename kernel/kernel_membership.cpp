@@ -9,6 +9,13 @@
 namespace weft {
 namespace {
 
+// A join attempt contacts at most this many seeds, a random few when the
+// list is longer. Every seed contacted answers with its whole state, so with
+// every node listed as a seed (discovery that lists every pod; the
+// simulator) contacting them all would make a join storm of N nodes cost N²
+// links and N² states. Usual seed lists (3 to 5) are contacted whole.
+constexpr std::size_t kJoinContacts = 5;
+
 std::uint64_t combined_digest(const MemberTable& members, const ReachabilityTable& reachability) {
   return fingerprint_u64(members.digest(), reachability.digest());
 }
@@ -43,14 +50,6 @@ bool Kernel::is_unreachable(const MemberId& subject) const {
   return std::binary_search(unreachable_view_.begin(), unreachable_view_.end(), subject);
 }
 
-std::vector<NodeAddress> Kernel::live_peers() const {
-  std::vector<NodeAddress> peers;
-  for (const Member& m : members_.members()) {
-    if (m.address() != self_.address && is_live_status(m.status)) peers.push_back(m.address());
-  }
-  return peers;
-}
-
 std::optional<NodeAddress> Kernel::leader() const {
   // The lowest address among reachable members that are up; failing that,
   // joining (a seed forming the cluster); members on their way out lead only
@@ -73,6 +72,9 @@ bool Kernel::converged() const {
 }
 
 void Kernel::start_membership() {
+  sorted_seeds_ = config_.seeds;
+  std::sort(sorted_seeds_.begin(), sorted_seeds_.end());
+  sorted_seeds_.erase(std::unique(sorted_seeds_.begin(), sorted_seeds_.end()), sorted_seeds_.end());
   members_.merge(Member{self_, MemberStatus::joining});
   next_gossip_ = now_ + config_.gossip_interval;
   next_heartbeat_ = now_ + config_.heartbeat_interval;
@@ -142,12 +144,16 @@ void Kernel::apply_status(const NodeAddress& address, MemberStatus status) {
 }
 
 bool Kernel::accept_record(const Member& incoming) const {
+  return accept_record(incoming, members_.find(incoming.address()));
+}
+
+bool Kernel::accept_record(const Member& incoming, const Member* known) const {
   if (incoming.incarnation().value == 0) return false;
   if (incoming.address() == self_.address) {
     // Another process claiming this address with a newer life.
     return incoming.incarnation() <= self_.incarnation;
   }
-  if (const Member* known = members_.find(incoming.address())) {
+  if (known != nullptr) {
     if (incoming.incarnation() > known->incarnation() &&
         incoming.incarnation().value - known->incarnation().value > config_.max_incarnation_jump) {
       return false;
@@ -156,6 +162,25 @@ bool Kernel::accept_record(const Member& incoming) const {
   return true;
 }
 
+MemberTable Kernel::accept_records(std::vector<Member>&& records) {
+  // The records come sorted by address (the decoder requires it), so one
+  // walk alongside our own table finds each one's known record.
+  std::vector<Member> accepted;
+  accepted.reserve(records.size());
+  const std::span<const Member> mine = members_.members();
+  auto known = mine.begin();
+  for (Member& m : records) {
+    while (known != mine.end() && known->address() < m.address()) ++known;
+    const bool found = known != mine.end() && known->address() == m.address();
+    if (accept_record(m, found ? &*known : nullptr)) {
+      accepted.push_back(std::move(m));
+    } else {
+      ++counters_.ingest_rejected;
+      mark(Mark::ingest_guard);
+    }
+  }
+  return MemberTable::from_sorted(std::move(accepted));
+}
 wire::GossipState Kernel::make_gossip_state() const {
   wire::GossipState state;
   state.members.assign(members_.members().begin(), members_.members().end());
@@ -170,18 +195,15 @@ void Kernel::send_gossip_state(const NodeAddress& peer) {
 }
 
 void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
-  MemberTable incoming;
-  for (const Member& m : state.members) {
-    if (accept_record(m)) {
-      incoming.merge(m);
-    } else {
-      ++counters_.ingest_rejected;
-      mark(Mark::ingest_guard);
-    }
+  const MemberTable incoming = accept_records(std::move(state.members));
+  std::vector<Member> before;  // filled only when the members change
+  bool members_changed = false;
+  if (config_.mutations.merge_order_dependent) {
+    before.assign(members_.members().begin(), members_.members().end());
+    members_changed = overwrite_members(incoming);
+  } else {
+    members_changed = members_.merge(incoming, &before);
   }
-  const std::vector<Member> before(members_.members().begin(), members_.members().end());
-  const bool members_changed = config_.mutations.merge_order_dependent ? overwrite_members(incoming)
-                                                                        : members_.merge(incoming);
   // Rows of observers whose life is over here are not taken back: pruned
   // rows would otherwise circulate between nodes that prune at different
   // moments, and every return would reset convergence.
@@ -189,14 +211,16 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
   for (const ReachabilityRow& row : state.rows) {
     if (!is_gone(row.observer)) incoming_rows.merge(row);
   }
-  const std::uint64_t incoming_digest = combined_digest(incoming, incoming_rows);
   const bool rows_changed = reachability_.merge(incoming_rows);
   if (members_changed) emit_member_changes(before);
   if (members_changed || rows_changed) on_state_changed();
 
-  if (digest_ == incoming_digest) {
+  // The sender's state, as we took it in, is ours: compared exactly, which
+  // is what comparing the two digests stands for, without hashing theirs.
+  if (incoming == members_ && incoming_rows == reachability_) {
     // Same state as the sender's: whoever saw it has now seen ours.
     std::vector<MemberId> merged;
+    merged.reserve(seen_.size() + state.seen.size() + 2);
     std::set_union(seen_.begin(), seen_.end(), state.seen.begin(), state.seen.end(),
                    std::back_inserter(merged));
     seen_.swap(merged);
@@ -341,17 +365,25 @@ void Kernel::heal_probe() {
   // side that learns it was downed rejoins (M5).
   if (now_ < next_heal_probe_) return;
   next_heal_probe_ = now_ + config_.join_retry_interval;
-  std::vector<NodeAddress> candidates;
-  for (const NodeAddress& seed : config_.seeds) {
-    if (seed != self_.address && !is_live(seed)) candidates.push_back(seed);
+  // Seeds not live and members not live, but self: both lists are sorted
+  // and unique, so their union is a merge, not a sort.
+  const std::span<const Member> members = members_.members();
+  std::vector<const NodeAddress*> seeds;
+  auto member = members.begin();
+  for (const NodeAddress& seed : sorted_seeds_) {
+    while (member != members.end() && member->address() < seed) ++member;
+    const bool live = member != members.end() && member->address() == seed && is_live_status(member->status);
+    if (seed != self_.address && !live) seeds.push_back(&seed);
   }
-  for (const Member& m : members_.members()) {
-    if (m.address() != self_.address && !is_live_status(m.status)) candidates.push_back(m.address());
+  std::vector<const NodeAddress*> gone;
+  for (const Member& m : members) {
+    if (m.address() != self_.address && !is_live_status(m.status)) gone.push_back(&m.address());
   }
-  std::sort(candidates.begin(), candidates.end());
-  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  std::vector<const NodeAddress*> candidates;
+  std::set_union(seeds.begin(), seeds.end(), gone.begin(), gone.end(), std::back_inserter(candidates),
+                 [](const NodeAddress* a, const NodeAddress* b) { return *a < *b; });
   if (candidates.empty()) return;
-  send_control(candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_});
+  send_control(*candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_});
 }
 
 void Kernel::gossip_round() {
@@ -361,18 +393,44 @@ void Kernel::gossip_round() {
   check_self_status();
   if (shut_down_) return;
 
-  std::vector<NodeAddress> peers = live_peers();
+  // Live members but self, in address order, and those among them that
+  // have not seen this node's state (seen_ is sorted by MemberId, which for
+  // distinct addresses is address order: one walk serves both).
+  std::vector<const Member*> peers;
+  std::vector<const Member*> unseen;
+  auto seen = seen_.begin();
+  for (const Member& m : members_.members()) {
+    if (m.address() == self_.address || !is_live_status(m.status)) continue;
+    peers.push_back(&m);
+    while (seen != seen_.end() && *seen < m.id) ++seen;
+    if (seen == seen_.end() || *seen != m.id) unseen.push_back(&m);
+  }
   if (peers.empty() && now_ >= next_join_attempt_) {
     next_join_attempt_ = now_ + config_.join_retry_interval;
+    std::vector<const NodeAddress*> contacts;
     for (const NodeAddress& seed : config_.seeds) {
-      if (seed != self_.address) send_control(seed, wire::Join{});
+      if (seed != self_.address) contacts.push_back(&seed);
     }
+    if (contacts.size() > kJoinContacts) {
+      // A random few (partial Fisher-Yates), different on every attempt.
+      for (std::size_t i = 0; i < kJoinContacts; ++i) {
+        const std::size_t pick = i + static_cast<std::size_t>(prng_.below(contacts.size() - i));
+        std::swap(contacts[i], contacts[pick]);
+      }
+      contacts.resize(kJoinContacts);
+    }
+    for (const NodeAddress* seed : contacts) send_control(*seed, wire::Join{});
   }
   heal_probe();
   // Links to addresses that are neither live members nor seeds being tried
-  // are closed once drained: nothing more will be sent there.
+  // are closed once drained: nothing more will be sent there. (outbound_
+  // and the member table are both in address order: one walk.)
+  const std::span<const Member> members = members_.members();
+  auto member = members.begin();
   for (const auto& [address, out] : outbound_) {
-    if (out.retired || out.writing || is_live(address) || !out.control.empty() || out.user_queued() > 0) continue;
+    while (member != members.end() && member->address() < address) ++member;
+    const bool live = member != members.end() && member->address() == address && is_live_status(member->status);
+    if (out.retired || out.writing || live || !out.control.empty() || out.user_queued() > 0) continue;
     const bool joining_seed = peers.empty() &&
         std::find(config_.seeds.begin(), config_.seeds.end(), address) != config_.seeds.end();
     if (!joining_seed) close_outbound(address, CloseReason::peer_gone);
@@ -381,16 +439,11 @@ void Kernel::gossip_round() {
   // Push-pull: a digest to `fanout` peers, preferring ones that have not
   // seen this state (Akka's biased gossip); the state follows only where the
   // digests differ.
-  std::vector<NodeAddress> unseen;
-  for (const NodeAddress& peer : peers) {
-    const Member* m = members_.find(peer);
-    if (!std::binary_search(seen_.begin(), seen_.end(), m->id)) unseen.push_back(peer);
-  }
   for (std::uint32_t i = 0; i < config_.gossip_fanout && !peers.empty(); ++i) {
-    std::vector<NodeAddress>& pool = (!unseen.empty() && prng_.chance(Ratio{4, 5})) ? unseen : peers;
+    std::vector<const Member*>& pool = (!unseen.empty() && prng_.chance(Ratio{4, 5})) ? unseen : peers;
     const std::size_t pick = prng_.below(pool.size());
-    const NodeAddress chosen = pool[pick];
-    send_control(chosen, wire::GossipDigest{digest_});
+    const Member* chosen = pool[pick];
+    send_control(chosen->address(), wire::GossipDigest{digest_});
     std::erase(peers, chosen);
     std::erase(unseen, chosen);
   }

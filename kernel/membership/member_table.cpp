@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernel/assert.hpp"
 #include "kernel/prng.hpp"
 
 namespace weft {
@@ -37,18 +38,29 @@ const Member* MemberTable::find(const NodeAddress& address) const {
   return &*it;
 }
 
+MemberTable MemberTable::from_sorted(std::vector<Member> members) {
+  for (std::size_t i = 1; i < members.size(); ++i) {
+    WEFT_ASSERT(members[i - 1].address() < members[i].address());
+  }
+  MemberTable table;
+  table.members_ = std::move(members);
+  return table;
+}
+
 bool MemberTable::merge(const Member& member) {
   const auto it = std::lower_bound(members_.begin(), members_.end(), member.address(), address_less);
   if (it == members_.end() || it->address() != member.address()) {
     members_.insert(it, member);
+    changed();
     return true;
   }
   if (supersedes_or_equals(*it, member)) return false;
   *it = member;
+  changed();
   return true;
 }
 
-bool MemberTable::merge(const MemberTable& other) {
+bool MemberTable::merge(const MemberTable& other, std::vector<Member>* previous) {
   if (other.members_.empty()) return false;
   // Fast path: nothing in `other` is news (the common case in steady state).
   bool news = other.members_.size() > members_.size();
@@ -84,23 +96,31 @@ bool MemberTable::merge(const MemberTable& other) {
       ++b;
     }
   }
-  const bool changed = scratch_ != members_;
+  const bool differs = scratch_ != members_;
   members_.swap(scratch_);
-  return changed;
+  if (differs) {
+    changed();
+    if (previous != nullptr) previous->swap(scratch_);
+  }
+  return differs;
 }
 
 std::size_t MemberTable::prune(const std::function<bool(const Member&)>& drop) {
   const auto before = members_.size();
   std::erase_if(members_, drop);
+  if (members_.size() != before) changed();
   return before - members_.size();
 }
 
 std::uint64_t MemberTable::digest() const {
+  if (digest_valid_) return digest_;
   std::uint64_t h = fingerprint_u64(0, members_.size());
   for (const Member& m : members_) {
     h = fingerprint_member_id(h, m.id);
     h = fingerprint_u64(h, static_cast<std::uint64_t>(m.status));
   }
+  digest_ = h;
+  digest_valid_ = true;
   return h;
 }
 

@@ -34,24 +34,35 @@ class MemberTable {
   bool empty() const { return members_.empty(); }
   const Member* find(const NodeAddress& address) const;
 
+  // A table of `members`, which must be sorted by address and unique (as
+  // the gossip decoder delivers them); asserted.
+  static MemberTable from_sorted(std::vector<Member> members);
+
   // Merges one record; true if the table changed.
   bool merge(const Member& member);
-  // Merges another table in O(n + m); true if this table changed.
-  bool merge(const MemberTable& other);
+  // Merges another table in O(n + m); true if this table changed. When it
+  // did and `previous` is given, *previous receives the records as they
+  // were before (moved out, not copied).
+  bool merge(const MemberTable& other, std::vector<Member>* previous = nullptr);
 
   // Removes the records `drop` selects (removed tombstones past their grace
   // period). Outside the merge laws; see the header comment.
   std::size_t prune(const std::function<bool(const Member&)>& drop);
 
   // A fingerprint of the whole table, equal on two nodes iff (with
-  // overwhelming likelihood) their tables are equal.
+  // overwhelming likelihood) their tables are equal. Computed in O(n) once
+  // per change of the table, then cached.
   std::uint64_t digest() const;
 
   friend bool operator==(const MemberTable& a, const MemberTable& b) { return a.members_ == b.members_; }
 
  private:
+  void changed() { digest_valid_ = false; }
+
   std::vector<Member> members_;  // sorted by address, unique
   std::vector<Member> scratch_;  // reused by merge(table)
+  mutable std::uint64_t digest_ = 0;
+  mutable bool digest_valid_ = false;
 };
 
 // Folds bytes into a running 64-bit fingerprint (FNV-1a, then mixed); the
