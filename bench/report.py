@@ -2,7 +2,8 @@
 """Turns a Google Benchmark JSON file into one Markdown table.
 
     report.py RESULTS.json [--baseline 'REGEX=REPLACEMENT' ...] [--title TEXT]
-                           [--stat median] [--time cpu|real]
+                           [--stat median] [--time cpu|real] [--unit ns|us|ms|s]
+                           [--counter 'NAME=LABEL' ...]
 
 Columns: benchmark | ns/op (<stat>) | throughput | allocs/op | ratio vs baseline.
 
@@ -16,6 +17,10 @@ Columns: benchmark | ns/op (<stat>) | throughput | allocs/op | ratio vs baseline
 * throughput: bytes_per_second (GB/s or MB/s, decimal: 1 GB = 10^9 B) and
   items_per_second, whichever the benchmark set.
 * allocs/op: the user counter "allocs/op", when the benchmark reports one.
+* --unit: the unit of the time column (ns by default; ms suits whole runs).
+* --counter NAME=LABEL: one more column, LABEL, with the user counter NAME
+  (rates as Google Benchmark reported them: per second of the --time clock
+  only if the benchmark measured that clock), "–" where a row lacks it.
 * ratio vs baseline: each --baseline rule maps a benchmark name (a Python
   regex, matched against the whole name) to the name of its baseline (the
   replacement, with \\1 etc. for groups), both measured in the same run. The
@@ -46,12 +51,21 @@ def _parse_rule(text):
         raise argparse.ArgumentTypeError(f"bad regex {pattern!r}: {e}") from e
 
 
+def _parse_counter(text):
+    name, sep, label = text.partition("=")
+    if not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=LABEL, got {text!r}")
+    return name, (label if sep and label else name)
+
+
 def _rows(benchmarks, stat, clock):
     """One dict per run name: name, ns, bytes_per_second, items_per_second,
     counters, error. Keeps first-appearance order."""
     groups = {}
     for b in benchmarks:
         name = b.get("run_name") or b["name"]
+        # Benchmarks timed by the wall clock (UseRealTime) carry this suffix.
+        name = name.removesuffix("/real_time")
         groups.setdefault(name, []).append(b)
 
     rows = []
@@ -102,15 +116,24 @@ def _fmt_number(ns):
     return f"{ns:.2f}"
 
 
-def _fmt_ns(row):
+def _fmt_ns(row, unit="ns"):
     ns = row["ns"]
     if ns is None:
         return "–"
-    text = _fmt_number(ns)
+    text = _fmt_number(ns / _TIME_UNIT_NS[unit])
     items = row["items_per_second"]
     if items and ns * items / 1e9 > 1.5:  # many items per op
-        text += f" ({_fmt_number(1e9 / items)}/item)"
+        text += f" ({_fmt_number(1e9 / items)} ns/item)" if unit != "ns" else f" ({_fmt_number(1e9 / items)}/item)"
     return text
+
+
+def _fmt_counter(value):
+    if value is None:
+        return "–"
+    for factor, prefix in [(1e9, " G"), (1e6, " M"), (1e3, " k")]:
+        if abs(value) >= factor:
+            return f"{value / factor:.3g}{prefix}"
+    return f"{value:.3g}"
 
 
 def _fmt_rate(value, unit, scales):
@@ -140,7 +163,7 @@ def _fmt_allocs(row):
     return f"{value:.3g}"
 
 
-def render(data, rules, stat="median", clock="cpu", title=None, notes=()):
+def render(data, rules, stat="median", clock="cpu", title=None, notes=(), unit="ns", counters=()):
     rows = _rows(data.get("benchmarks", []), stat, clock)
     by_name = {r["name"]: r for r in rows}
 
@@ -156,25 +179,28 @@ def render(data, rules, stat="median", clock="cpu", title=None, notes=()):
     lines = []
     if title:
         lines += [f"### {title}", ""]
-    time_label = "ns/op" if clock == "cpu" else "ns/op (wall)"
-    lines.append(f"| benchmark | {time_label} ({stat}) | throughput | allocs/op | ratio vs baseline |")
-    lines.append("|---|---:|---|---:|---|")
+    time_label = f"{unit}/op" if clock == "cpu" else f"{unit}/op (wall)"
+    extra = "".join(f" {label} |" for _, label in counters)
+    lines.append(f"| benchmark | {time_label} ({stat}) | throughput | allocs/op |{extra} ratio vs baseline |")
+    lines.append("|---|---:|---|---:|" + "---:|" * len(counters) + "---|")
     for r in rows:
         if r.get("error"):
-            lines.append(f"| {r['name']} | ERROR: {r['error']} | | | |")
+            lines.append(f"| {r['name']} | ERROR: {r['error']} | | |" + " |" * len(counters) + " |")
             continue
         ratio = "–"
         base_name = baseline_of.get(r["name"])
         if base_name is not None:
             base = by_name.get(base_name)
             if base and not base.get("error") and base["ns"] and r["ns"]:
-                ratio = f"{base['ns'] / r['ns']:.2f}× {base_name}"
+                value = base['ns'] / r['ns']
+                ratio = f"{value:.2f}× {base_name}" if value >= 0.1 else f"{value:.2g}× {base_name}"
             else:
                 ratio = f"(baseline {base_name} missing)"
         elif r["name"] in used_as_baseline:
             ratio = "baseline"
-        lines.append(f"| {r['name']} | {_fmt_ns(r)} | {_fmt_throughput(r)} | "
-                     f"{_fmt_allocs(r)} | {ratio} |")
+        cells = "".join(f" {_fmt_counter(r['counters'].get(name))} |" for name, _ in counters)
+        lines.append(f"| {r['name']} | {_fmt_ns(r, unit)} | {_fmt_throughput(r)} | "
+                     f"{_fmt_allocs(r)} |{cells} {ratio} |")
 
     ctx = data.get("context", {})
     reps = {e.get("repetitions") for e in data.get("benchmarks", []) if e.get("repetitions")}
@@ -203,13 +229,18 @@ def main(argv=None):
     parser.add_argument("--stat", default="median",
                         help="aggregate to report: median (default) or mean")
     parser.add_argument("--time", dest="clock", choices=["cpu", "real"], default="cpu")
+    parser.add_argument("--unit", choices=sorted(_TIME_UNIT_NS), default="ns",
+                        help="unit of the time column (default ns)")
+    parser.add_argument("--counter", action="append", default=[], type=_parse_counter,
+                        metavar="NAME=LABEL", help="add a column for a user counter (repeatable)")
     parser.add_argument("--title", help="heading printed above the table")
     parser.add_argument("--note", action="append", default=[],
                         help="sentence for the caption under the table (repeatable)")
     args = parser.parse_args(argv)
     with open(args.json, encoding="utf-8") as f:
         data = json.load(f)
-    print(render(data, args.baseline, args.stat, args.clock, args.title, args.note))
+    print(render(data, args.baseline, args.stat, args.clock, args.title, args.note, args.unit,
+                 args.counter))
     return 0
 
 
