@@ -186,6 +186,7 @@ class Kernel {
   void emit_member_changes(const std::vector<Member>& before);
   void gossip_round();
   void heal_probe();
+  void close_idle_links(bool joining);
   void send_gossip_state(const NodeAddress& peer);
   wire::GossipState make_gossip_state() const;
   void leader_actions();
@@ -244,6 +245,7 @@ class Kernel {
   std::map<NodeAddress, Instant> removed_since_;
   std::vector<MemberId> unreachable_view_;       // sorted; for ReachabilityEvents
   std::vector<NodeAddress> sorted_seeds_;        // config_.seeds, sorted and unique
+  NodeAddress link_sweep_cursor_;                // close_idle_links resumes after it
   Instant next_gossip_;
   Instant next_join_attempt_;
   Instant next_heal_probe_;

@@ -42,36 +42,46 @@ void Kernel::update_ring() {
     ++live;
   }
   if (same && live == ring_ids_.size()) return;
-  // Otherwise only the difference is hashed and sorted, then merged in.
-  std::vector<MemberId> ids;
-  for (const Member& m : members) {
-    if (is_live_status(m.status)) ids.push_back(m.id);
-  }
+  // Otherwise only the difference is hashed and sorted, then merged in. One
+  // walk of the live members against ring_ids_ (both in address order)
+  // finds who left and who came.
   std::vector<MemberId> gone;
-  std::set_difference(ring_ids_.begin(), ring_ids_.end(), ids.begin(), ids.end(), std::back_inserter(gone));
   std::vector<std::pair<std::uint64_t, MemberId>> added;
-  {
-    std::vector<MemberId> fresh;
-    std::set_difference(ids.begin(), ids.end(), ring_ids_.begin(), ring_ids_.end(), std::back_inserter(fresh));
-    added.reserve(fresh.size());
-    for (MemberId& id : fresh) {
-      const std::uint64_t key = ring_key(id.address);
-      added.emplace_back(key, std::move(id));
+  auto old = ring_ids_.begin();
+  for (const Member& m : members) {
+    if (!is_live_status(m.status)) continue;
+    while (old != ring_ids_.end() && *old < m.id) gone.push_back(*old++);
+    if (old != ring_ids_.end() && *old == m.id) {
+      ++old;
+    } else {
+      added.emplace_back(ring_key(m.address()), m.id);
     }
   }
-  std::sort(added.begin(), added.end());
+  gone.insert(gone.end(), old, ring_ids_.end());
   if (!gone.empty()) {
     std::erase_if(ring_, [&](const std::pair<std::uint64_t, MemberId>& entry) {
       return std::binary_search(gone.begin(), gone.end(), entry.second);
     });
+    std::erase_if(ring_ids_, [&](const MemberId& id) { return std::binary_search(gone.begin(), gone.end(), id); });
   }
-  std::vector<std::pair<std::uint64_t, MemberId>> merged;
-  merged.reserve(ring_.size() + added.size());
-  std::merge(std::make_move_iterator(ring_.begin()), std::make_move_iterator(ring_.end()),
-             std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()),
-             std::back_inserter(merged));
-  ring_.swap(merged);
-  ring_ids_.swap(ids);
+  if (!added.empty()) {
+    std::vector<MemberId> fresh;
+    fresh.reserve(added.size());
+    for (const auto& entry : added) fresh.push_back(entry.second);  // address order
+    std::vector<MemberId> ids;
+    ids.reserve(ring_ids_.size() + fresh.size());
+    std::merge(std::make_move_iterator(ring_ids_.begin()), std::make_move_iterator(ring_ids_.end()),
+               std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()),
+               std::back_inserter(ids));
+    ring_ids_.swap(ids);
+    std::sort(added.begin(), added.end());
+    std::vector<std::pair<std::uint64_t, MemberId>> merged;
+    merged.reserve(ring_.size() + added.size());
+    std::merge(std::make_move_iterator(ring_.begin()), std::make_move_iterator(ring_.end()),
+               std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()),
+               std::back_inserter(merged));
+    ring_.swap(merged);
+  }
 }
 
 void Kernel::refresh_monitors() {

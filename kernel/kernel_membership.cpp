@@ -16,6 +16,9 @@ namespace {
 // links and N² states. Usual seed lists (3 to 5) are contacted whole.
 constexpr std::size_t kJoinContacts = 5;
 
+// Outbound links looked at per gossip round for closing (close_idle_links).
+constexpr std::size_t kLinkSweepPerRound = 16;
+
 std::uint64_t combined_digest(const MemberTable& members, const ReachabilityTable& reachability) {
   return fingerprint_u64(members.digest(), reachability.digest());
 }
@@ -386,6 +389,45 @@ void Kernel::heal_probe() {
   send_control(*candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_});
 }
 
+void Kernel::close_idle_links(bool joining) {
+  // Links to addresses that are neither live members nor seeds being tried
+  // are closed once drained: nothing more will be sent there. (A member
+  // that goes down has its link closed at once, by emit_member_changes;
+  // this collects the rest: seeds, heal probes, replies to strangers.)
+  // outbound_ and the member table are both in address order, so one walk
+  // pairs them. With many links, kLinkSweepPerRound of them are looked at
+  // per round, from where the last round stopped, so a node linked to a
+  // thousand peers does not walk them all five times a second.
+  const std::span<const Member> members = members_.members();
+  const auto close_if_idle = [&](const NodeAddress& address, const Outbound& out, bool live) {
+    if (out.retired || out.writing || live || !out.control.empty() || out.user_queued() > 0) return;
+    const bool joining_seed =
+        joining && std::find(config_.seeds.begin(), config_.seeds.end(), address) != config_.seeds.end();
+    if (!joining_seed) close_outbound(address, CloseReason::peer_gone);
+  };
+  const auto is_live_at = [&](std::span<const Member>::iterator& member, const NodeAddress& address) {
+    while (member != members.end() && member->address() < address) ++member;
+    return member != members.end() && member->address() == address && is_live_status(member->status);
+  };
+  if (outbound_.size() <= kLinkSweepPerRound) {
+    auto member = members.begin();
+    for (const auto& [address, out] : outbound_) close_if_idle(address, out, is_live_at(member, address));
+    return;
+  }
+  auto it = outbound_.upper_bound(link_sweep_cursor_);
+  auto member = std::lower_bound(members.begin(), members.end(), it == outbound_.end() ? NodeAddress{} : it->first,
+                                 [](const Member& m, const NodeAddress& a) { return m.address() < a; });
+  for (std::size_t n = 0; n < kLinkSweepPerRound; ++n) {
+    if (it == outbound_.end()) {
+      it = outbound_.begin();
+      member = members.begin();
+    }
+    close_if_idle(it->first, it->second, is_live_at(member, it->first));
+    link_sweep_cursor_ = it->first;
+    ++it;
+  }
+}
+
 void Kernel::gossip_round() {
   next_gossip_ = now_ + config_.gossip_interval;
   prune_gone();
@@ -422,19 +464,7 @@ void Kernel::gossip_round() {
     for (const NodeAddress* seed : contacts) send_control(*seed, wire::Join{});
   }
   heal_probe();
-  // Links to addresses that are neither live members nor seeds being tried
-  // are closed once drained: nothing more will be sent there. (outbound_
-  // and the member table are both in address order: one walk.)
-  const std::span<const Member> members = members_.members();
-  auto member = members.begin();
-  for (const auto& [address, out] : outbound_) {
-    while (member != members.end() && member->address() < address) ++member;
-    const bool live = member != members.end() && member->address() == address && is_live_status(member->status);
-    if (out.retired || out.writing || live || !out.control.empty() || out.user_queued() > 0) continue;
-    const bool joining_seed = peers.empty() &&
-        std::find(config_.seeds.begin(), config_.seeds.end(), address) != config_.seeds.end();
-    if (!joining_seed) close_outbound(address, CloseReason::peer_gone);
-  }
+  close_idle_links(peers.empty());
 
   // Push-pull: a digest to `fanout` peers, preferring ones that have not
   // seen this state (Akka's biased gossip); the state follows only where the
