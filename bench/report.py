@@ -64,8 +64,9 @@ def _rows(benchmarks, stat, clock):
     groups = {}
     for b in benchmarks:
         name = b.get("run_name") or b["name"]
-        # Benchmarks timed by the wall clock (UseRealTime) carry this suffix.
-        name = name.removesuffix("/real_time")
+        # Drop the suffixes Google Benchmark adds for UseRealTime, Iterations
+        # and Repetitions, so names (and baseline rules) stay as registered.
+        name = re.sub(r"/(real_time|iterations:\d+|repeats:\d+)(?=/|$)", "", name)
         groups.setdefault(name, []).append(b)
 
     rows = []
