@@ -137,11 +137,12 @@ void TrafficWorkload::flood_tick(const Fault& flood, Instant end, std::uint64_t 
 void TrafficWorkload::ask_tick(const Fault& asks, Instant end) {
   const std::size_t from = asks.nodes[0];
   (void)sim_->command(from, [&](Kernel& kernel, Instant now) {
-    const std::uint8_t body[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const std::uint64_t token = ++asks_made_;
+    std::uint8_t body[8];
+    put64(body, token);
     const AskId id = kernel.ask(now, ActorRef{address(asks.nodes[1]), "echo"}, kEcho, body, asks.extra);
-    ++asks_made_;
     // A completion may already have come (an ask refused at once).
-    asks_.try_emplace({from, lives_[from], id}, PendingAsk{now + asks.extra, 0});
+    asks_.try_emplace({from, lives_[from], id}, PendingAsk{now + asks.extra, 0, token});
   });
   const Instant next = sim_->now() + Duration::nanoseconds(1'000'000'000 / std::max<std::uint32_t>(asks.rate, 1));
   if (next < end) sim_->call_at(next, [this, asks, end] { ask_tick(asks, end); });
@@ -163,6 +164,11 @@ void TrafficWorkload::on_event(std::size_t node, const Event& event) {
   if (done == nullptr || sim_ == nullptr) return;
   ++asks_completed_;
   PendingAsk& ask = asks_[{node, lives_[node], done->id}];
+  if (done->outcome == AskOutcome::reply && ask.token != 0 &&
+      (done->body.size() != 8 || get64(done->body.data()) != ask.token)) {
+    violation("S2: ask " + std::to_string(done->id) + " of " + node_name(node) +
+              " completed with a reply to another ask");
+  }
   if (++ask.completions == 2) {
     violation("S2: ask " + std::to_string(done->id) + " of " + node_name(node) + " completed twice (now " +
               std::string(to_string(done->outcome)) + ")");

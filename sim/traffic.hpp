@@ -11,8 +11,9 @@
 //       sequence numbers (FIFO, no duplicates; gaps are allowed: a closed
 //       link or a full mailbox loses messages, counted), and no message
 //       meant for another node
-//   S2  every ask the driver made completes exactly once, and no later than
-//       its timeout plus one tick of slack (S3: a down target fails fast)
+//   S2  every ask the driver made completes exactly once, no later than its
+//       timeout plus 200 ms (S3: a down target fails fast), and a reply
+//       answers that ask (the echo returns the ask's unique body)
 //   S4  no mailbox grows past its capacity; no link queues past its bounds
 #pragma once
 
@@ -45,6 +46,7 @@ class TrafficWorkload final : public Workload {
   struct PendingAsk {
     Instant deadline;
     std::uint32_t completions = 0;
+    std::uint64_t token = 0;  // the ask's body; the echo's reply must carry it back
   };
   void flood_tick(const Fault& flood, Instant end, std::uint64_t carry_millis);
   void ask_tick(const Fault& asks, Instant end);

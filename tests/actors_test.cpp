@@ -3,6 +3,7 @@
 // or node failure, in a deterministic order.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,24 @@ TEST(AskTable, IsBoundedAndRefusalsGetFreshIds) {
   EXPECT_NE(refused, a);
   EXPECT_NE(refused, b);
   EXPECT_FALSE(table.take(refused).has_value());
+}
+
+// A restarted node must not reuse its previous life's ask ids: a reply still
+// queued for the old life would complete the new ask with the wrong answer
+// (the sharded-counter example found this in simulation).
+TEST(AskTableTest, LivesNumberTheirAsksFarApart) {
+  std::vector<AskId> starts;
+  for (std::uint64_t incarnation = 1; incarnation <= 2000; ++incarnation) {
+    starts.push_back(first_ask_id(Incarnation{incarnation}));
+    EXPECT_NE(starts.back(), 0u);
+    EXPECT_LT(starts.back(), AskId{1} << 62);  // a life's ids never wrap
+  }
+  std::sort(starts.begin(), starts.end());
+  for (std::size_t i = 1; i < starts.size(); ++i) {
+    EXPECT_GT(starts[i] - starts[i - 1], AskId{1} << 32) << "two lives' first 2^32 asks would share ids";
+  }
+  AskTable table(4, first_ask_id(Incarnation{7}));
+  EXPECT_EQ(table.add(Asker{}, NodeAddress{"x", 1}, Instant::from_ns(1)), first_ask_id(Incarnation{7}));
 }
 
 }  // namespace

@@ -1,6 +1,10 @@
 #include "kernel/actors/ask_table.hpp"
 
+#include "kernel/prng.hpp"
+
 namespace weft {
+
+AskId first_ask_id(Incarnation incarnation) { return (mix64(incarnation.value) >> 2) | 1; }
 
 AskId AskTable::add(Asker asker, NodeAddress target_node, Instant deadline) {
   WEFT_ASSERT(!full());

@@ -3,7 +3,11 @@
 // first completion, so a late reply finds nothing and is a counted dead
 // letter, never a second completion.
 //
-// Ids are this node's, increasing from 1, never reused in one incarnation.
+// Ids are this node's, increasing from first_ask_id(incarnation), so one
+// life never reuses another's: replies carry only the id and the asker's
+// (address, name), and a reply still queued for a previous life must not
+// complete a new ask of the same number (found by the simulator's counter
+// example: a restarted node got its previous life's answers).
 // The table is bounded (max_pending_asks); deadlines are kept in an ordered
 // index so expiry and next_deadline() cost O(log n).
 #pragma once
@@ -30,6 +34,10 @@ struct Asker {
   friend bool operator==(const Asker&, const Asker&) = default;
 };
 
+// Where a life's ask ids start: a mix of the incarnation into 62 bits, so
+// lives (distinct incarnations) start far apart and never wrap.
+AskId first_ask_id(Incarnation incarnation);
+
 struct PendingAsk {
   AskId id = 0;
   Asker asker;
@@ -39,7 +47,7 @@ struct PendingAsk {
 
 class AskTable {
  public:
-  explicit AskTable(std::uint32_t capacity) : capacity_(capacity) {}
+  explicit AskTable(std::uint32_t capacity, AskId first_id = 1) : capacity_(capacity), next_id_(first_id) {}
 
   std::size_t size() const { return by_id_.size(); }
   bool full() const { return by_id_.size() >= capacity_; }
@@ -62,7 +70,7 @@ class AskTable {
 
  private:
   std::uint32_t capacity_;
-  AskId next_id_ = 1;
+  AskId next_id_;
   std::map<AskId, PendingAsk> by_id_;
   std::set<std::pair<Instant, AskId>> by_deadline_;
 };
