@@ -9,6 +9,48 @@
 
 namespace weft {
 
+namespace {
+
+// Kernel::KeyQueue operations. Keys in a queue are unique (one entry per
+// map record), so the order is total.
+template <class Queue, class Iterator>
+void key_queue_push(Queue& queue, Iterator it) {
+  if (queue.sorted && queue.head < queue.items.size() && !(queue.items.back()->first < it->first)) {
+    queue.sorted = false;
+  }
+  queue.items.push_back(it);
+}
+
+// The queued entry with the least key, taken out; false when none is left.
+template <class Queue, class Iterator>
+bool key_queue_pop(Queue& queue, Iterator& out) {
+  if (queue.head == queue.items.size()) {
+    queue.items.clear();
+    queue.head = 0;
+    queue.sorted = true;
+    return false;
+  }
+  if (!queue.sorted) {
+    queue.items.erase(queue.items.begin(), queue.items.begin() + static_cast<std::ptrdiff_t>(queue.head));
+    queue.head = 0;
+    std::sort(queue.items.begin(), queue.items.end(),
+              [](const Iterator& a, const Iterator& b) { return a->first < b->first; });
+    queue.sorted = true;
+  }
+  out = queue.items[queue.head++];
+  return true;
+}
+
+// Drops the queued entries `drop` selects (before their records are erased).
+template <class Queue, class Predicate>
+void key_queue_drop_if(Queue& queue, Predicate drop) {
+  queue.items.erase(queue.items.begin(), queue.items.begin() + static_cast<std::ptrdiff_t>(queue.head));
+  queue.head = 0;
+  std::erase_if(queue.items, drop);
+}
+
+}  // namespace
+
 Kernel::Kernel(Config config, std::uint64_t seed)
     : config_(std::move(config)),
       prng_(seed),
@@ -38,6 +80,25 @@ void Kernel::advance(Instant now) {
 
 // --- Links
 
+void Kernel::queue_transmit(OutboundIt it) {
+  if (it->second.transmit_queued) return;
+  it->second.transmit_queued = true;
+  key_queue_push(transmit_out_, it);
+}
+
+void Kernel::queue_transmit(InboundIt it) {
+  if (it->second.transmit_queued) return;
+  it->second.transmit_queued = true;
+  key_queue_push(transmit_in_, it);
+}
+
+void Kernel::queue_dial(OutboundIt it) {
+  if (it->second.dial_queued) return;
+  it->second.dial_queued = true;
+  dial_waiting_.push_back(it);
+}
+
+// Every path that queues bytes for a peer comes through here.
 Kernel::Outbound& Kernel::outbound(const NodeAddress& peer) {
   WEFT_ASSERT(peer != self_.address);
   auto it = outbound_.find(peer);
@@ -45,21 +106,34 @@ Kernel::Outbound& Kernel::outbound(const NodeAddress& peer) {
     it = outbound_.emplace(peer, Outbound(config_.max_frame_bytes)).first;
     it->second.next_attempt = now_;
     it->second.backoff = config_.reconnect_backoff_min;
+    queue_dial(it);
   } else if (it->second.retired) {
     it->second.retired = false;
     it->second.next_attempt = now_ + it->second.backoff;
+    queue_dial(it);
   }
+  queue_transmit(it);
   return it->second;
 }
 
 void Kernel::connect_due(Instant now) {
-  for (auto& [address, out] : outbound_) {
-    if (out.retired || out.link.has_value() || out.next_attempt > now) continue;
+  dial_due_.clear();
+  std::erase_if(dial_waiting_, [&](OutboundIt it) {
+    Outbound& out = it->second;
+    if (!out.retired && !out.link.has_value() && out.next_attempt > now) return false;
+    out.dial_queued = false;
+    if (!out.retired && !out.link.has_value()) dial_due_.push_back(it);
+    return true;
+  });
+  // Dialled in address order, as a walk of outbound_ would.
+  std::sort(dial_due_.begin(), dial_due_.end(),
+            [](const OutboundIt& a, const OutboundIt& b) { return a->first < b->first; });
+  for (const OutboundIt it : dial_due_) {
     const LinkId id{next_link_id_++};
-    out.link = id;
-    out.connected = false;
-    outbound_by_link_[id] = address;
-    commands_.push_back(ConnectCommand{id, address});
+    it->second.link = id;
+    it->second.connected = false;
+    outbound_by_link_[id] = it->first;
+    commands_.push_back(ConnectCommand{id, it->first});
   }
 }
 
@@ -117,6 +191,9 @@ void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::W
 void Kernel::sweep() {
   if (!needs_sweep_) return;
   needs_sweep_ = false;
+  key_queue_drop_if(transmit_in_, [](const InboundIt& it) { return it->second.closed; });
+  key_queue_drop_if(transmit_out_, [](const OutboundIt& it) { return it->second.retired; });
+  std::erase_if(dial_waiting_, [](const OutboundIt& it) { return it->second.retired; });
   std::erase_if(inbound_, [](const auto& entry) { return entry.second.closed; });
   std::erase_if(outbound_, [](const auto& entry) { return entry.second.retired; });
 }
@@ -142,8 +219,10 @@ void Kernel::handle_link_up(Instant now, LinkId link) {
   advance(now);
   const auto by_link = outbound_by_link_.find(link);
   if (by_link == outbound_by_link_.end()) return;  // closed meanwhile
-  Outbound& out = outbound_.at(by_link->second);
+  const OutboundIt it = outbound_.find(by_link->second);
+  Outbound& out = it->second;
   out.connected = true;
+  queue_transmit(it);
   out.decoder = wire::FrameDecoder(config_.max_frame_bytes);
   out.peer.reset();
   std::array<std::uint8_t, wire::kNonceBytes> nonce{};
@@ -164,6 +243,9 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
       last_heard_.erase(in->second.peer->address);
       ++liveness_generation_;
     }
+    if (in->second.transmit_queued) {
+      key_queue_drop_if(transmit_in_, [&](const InboundIt& it) { return it == in; });
+    }
     inbound_.erase(in);
     return;
   }
@@ -171,9 +253,11 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
   if (by_link == outbound_by_link_.end()) return;
   const NodeAddress peer = by_link->second;
   outbound_by_link_.erase(by_link);
-  Outbound& out = outbound_.at(peer);
+  const OutboundIt it = outbound_.find(peer);
+  Outbound& out = it->second;
   if (out.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
   out.link.reset();
+  queue_dial(it);
   out.connected = false;
   out.writing = false;  // a write in flight died with the link
   out.in_flight.clear();
@@ -265,6 +349,7 @@ void Kernel::on_inbound_frame(LinkId link, Inbound& in, std::span<const std::uin
     std::array<std::uint8_t, wire::kNonceBytes> nonce{};
     for (auto& b : nonce) b = static_cast<std::uint8_t>(prng_.next_u64());
     (void)wire::append_frame(in.control, make_hello(nonce));
+    queue_transmit(inbound_.find(link));
     ++counters_.frames_out;
     observe(*in.peer);
     return;
@@ -349,7 +434,10 @@ std::optional<Transmit> Kernel::poll_transmit() {
     counters_.bytes_out += in_flight.size();
     return Transmit{link, in_flight};
   };
-  for (auto& [address, out] : outbound_) {
+  OutboundIt next_out;
+  while (key_queue_pop(transmit_out_, next_out)) {
+    Outbound& out = next_out->second;
+    out.transmit_queued = false;
     if (!out.connected || out.retired || out.writing) continue;
     // Membership and detection traffic never waits behind user messages
     // (ARCHITECTURE.md); the mutation puts it behind them, to show F2 fail.
@@ -364,11 +452,14 @@ std::optional<Transmit> Kernel::poll_transmit() {
       return lend(out.in_flight, *out.link, out.writing);
     }
   }
-  for (auto& [link, in] : inbound_) {
+  InboundIt next_in;
+  while (key_queue_pop(transmit_in_, next_in)) {
+    Inbound& in = next_in->second;
+    in.transmit_queued = false;
     if (in.closed || in.writing || in.control.empty()) continue;
     in.in_flight.clear();
     in.in_flight.swap(in.control);
-    return lend(in.in_flight, link, in.writing);
+    return lend(in.in_flight, next_in->first, in.writing);
   }
   return std::nullopt;
 }
@@ -406,9 +497,12 @@ void Kernel::take_user_write(Outbound& out) {
 void Kernel::handle_sent(Instant now, LinkId link) {
   advance(now);
   if (const auto by_link = outbound_by_link_.find(link); by_link != outbound_by_link_.end()) {
-    outbound_.at(by_link->second).writing = false;
+    const OutboundIt it = outbound_.find(by_link->second);
+    it->second.writing = false;
+    queue_transmit(it);
   } else if (const auto in = inbound_.find(link); in != inbound_.end()) {
     in->second.writing = false;
+    queue_transmit(in);
   }
 }
 
@@ -425,8 +519,8 @@ Instant Kernel::next_deadline() const {
   Instant next = std::min({next_gossip_, next_heartbeat_, asks_.next_deadline()});
   for (const auto& [id, probe] : probes_asked_) next = std::min(next, probe.deadline);
   for (const auto& [id, probe] : probes_helping_) next = std::min(next, probe.deadline);
-  for (const auto& [address, out] : outbound_) {
-    if (!out.link.has_value() && !out.retired) next = std::min(next, out.next_attempt);
+  for (const OutboundIt& it : dial_waiting_) {
+    if (!it->second.link.has_value() && !it->second.retired) next = std::min(next, it->second.next_attempt);
   }
   return next;
 }

@@ -155,6 +155,8 @@ class Kernel {
   struct Monitor;
   struct ProbeAsked;
   struct ProbeHelping;
+  using OutboundIt = std::map<NodeAddress, Outbound>::iterator;
+  using InboundIt = std::map<LinkId, Inbound>::iterator;
 
   // kernel.cpp: clock, links, frames, outputs
   void advance(Instant now);
@@ -169,6 +171,9 @@ class Kernel {
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
   Outbound& outbound(const NodeAddress& peer);
   void connect_due(Instant now);
+  void queue_transmit(OutboundIt it);
+  void queue_transmit(InboundIt it);
+  void queue_dial(OutboundIt it);
   void take_user_write(Outbound& out);
   template <class Message>
   void send_control(const NodeAddress& peer, const Message& message);
@@ -265,10 +270,31 @@ class Kernel {
   std::map<std::uint64_t, ProbeHelping> probes_helping_;  // this node helps
 
   // Links.
+  // Map entries handed out in key order, each at most once (a flag in the
+  // record says it is queued); sorted lazily, so pushing allocates nothing
+  // once the vector has grown. An entry is dropped before its record is
+  // erased.
+  template <class Iterator>
+  struct KeyQueue {
+    std::vector<Iterator> items;  // those before `head` are handed out
+    std::size_t head = 0;
+    bool sorted = true;           // items from head on are in key order
+  };
   std::uint64_t next_link_id_ = 1;
   std::map<NodeAddress, Outbound> outbound_;
   std::map<LinkId, NodeAddress> outbound_by_link_;
   std::map<LinkId, Inbound> inbound_;
+  // Supersets of the links poll_transmit() could lend now: a link is queued
+  // when something may have made it ready (bytes queued, link up, write
+  // done) and leaves when looked at. poll_transmit() lends the least ready
+  // outbound address first, then the least ready inbound link id, exactly
+  // as a walk of outbound_ and inbound_ would.
+  KeyQueue<OutboundIt> transmit_out_;
+  KeyQueue<InboundIt> transmit_in_;
+  // A superset of the outbound records with no link that are not retired
+  // (waiting to dial), in no order; Outbound::dial_queued marks members.
+  std::vector<OutboundIt> dial_waiting_;
+  std::vector<OutboundIt> dial_due_;             // connect_due's scratch
   std::deque<LinkCommand> commands_;
   bool needs_sweep_ = false;                     // a link was closed during this input
 

@@ -39,6 +39,8 @@ struct Kernel::Outbound {
   Instant next_attempt;
   Duration backoff;
   bool retired = false;                 // closed; erased after the current input
+  bool transmit_queued = false;         // in Kernel::transmit_out_
+  bool dial_queued = false;             // in Kernel::dial_waiting_
 };
 
 // A link a peer dialed: this node reads from it and answers only its hello.
@@ -51,6 +53,7 @@ struct Kernel::Inbound {
   std::vector<std::uint8_t> in_flight;  // lent by poll_transmit until handle_sent
   bool writing = false;
   bool closed = false;                  // erased after the current input
+  bool transmit_queued = false;         // in Kernel::transmit_in_
   // Per-frame lookups, cached while Kernel::liveness_generation_ holds.
   std::uint64_t cache_generation = 0;
   std::map<NodeAddress, Instant>::iterator heard;
