@@ -137,6 +137,20 @@ void Kernel::connect_due(Instant now) {
   }
 }
 
+// A peer just dialed us, so it is listening: our link to it need not wait
+// out a backoff grown while it was down (or cut off). Reset the backoff and
+// redial at the next tick if we were waiting to.
+void Kernel::redial_now(const NodeAddress& peer) {
+  const auto it = outbound_.find(peer);
+  if (it == outbound_.end() || it->second.retired) return;
+  Outbound& out = it->second;
+  out.backoff = config_.reconnect_backoff_min;
+  if (!out.link.has_value() && out.next_attempt > now_) {
+    out.next_attempt = now_;
+    queue_dial(it);
+  }
+}
+
 wire::Hello Kernel::make_hello(std::array<std::uint8_t, wire::kNonceBytes> nonce) const {
   wire::Hello hello;
   hello.protocol_version = wire::kProtocolVersion;
@@ -346,6 +360,7 @@ void Kernel::on_inbound_frame(LinkId link, Inbound& in, std::span<const std::uin
       return;
     }
     in.peer = MemberId{hello->address.to_owned(), Incarnation{hello->incarnation}};
+    redial_now(in.peer->address);
     std::array<std::uint8_t, wire::kNonceBytes> nonce{};
     for (auto& b : nonce) b = static_cast<std::uint8_t>(prng_.next_u64());
     (void)wire::append_frame(in.control, make_hello(nonce));

@@ -27,7 +27,9 @@
 // Links. Each node sends only on the links it dials (outbound) and reads
 // what peers send on links they dial (inbound), so per (sender, receiver)
 // pair there is exactly one ordered byte stream. Every link starts with a
-// hello each way; the dialer may send right behind its hello.
+// hello each way; the dialer may send right behind its hello. A link that
+// goes down is redialled after a capped exponential backoff; a hello from
+// the peer on a link it dialed resets that backoff and ends the wait.
 #pragma once
 
 #include <cstdint>
@@ -171,6 +173,7 @@ class Kernel {
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
   Outbound& outbound(const NodeAddress& peer);
   void connect_due(Instant now);
+  void redial_now(const NodeAddress& peer);
   void queue_transmit(OutboundIt it);
   void queue_transmit(InboundIt it);
   void queue_dial(OutboundIt it);
