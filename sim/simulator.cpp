@@ -347,6 +347,16 @@ void Simulator::process(const Event& event) {
       if (!dialer.kernel || dialer.life != c.dialer_life || !c.open) {
         set_connection_of(c.dialer, c.dialer_link, 0);
         finished_.push_back(event.connection);
+        if (dialer.kernel && dialer.life == c.dialer_life) {
+          // Closed while connecting: the acceptor crashed before answering
+          // (its peer_closed may never reach the dialer: the connection is
+          // forgotten now). Nothing listens there any more: refused. Without
+          // this the dialer's link stayed "connecting" forever and it never
+          // redialled that address. (A link the dialer closed itself is
+          // unknown to its kernel, which ignores the report.)
+          dialer.kernel->handle_link_down(now_, c.dialer_link, LinkDownCause::refused);
+          drain(c.dialer);
+        }
         return;
       }
       const bool refused = c.acceptor == 0 || !nodes_[c.acceptor - 1]->kernel;
