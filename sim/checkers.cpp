@@ -49,6 +49,9 @@ DetectionAccuracy::DetectionAccuracy(const Config& config, std::size_t nodes)
       refute_within_(config.heartbeat_interval + config.probe_timeout + Duration::seconds(1)),
       short_paused_(nodes + 1, false),
       down_node_(nodes + 1),
+      unwitnessed_(nodes + 1),
+      pause_start_(nodes + 1),
+      pause_end_(nodes + 1),
       observations_(nodes + 1, {nullptr, 0}) {}
 
 DetectionAccuracy::Excuse& DetectionAccuracy::pair(std::size_t a, std::size_t b) {
@@ -71,15 +74,27 @@ void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
   };
   switch (f.kind) {
     case Fault::Kind::crash: node_[f.nodes[0]].active = true; break;
-    case Fault::Kind::restart: node_[f.nodes[0]].end(now, grace_); break;
-    case Fault::Kind::pause:
-      if (f.length >= acceptable_pause_) {
-        pause_[f.nodes[0]].extend(now + f.length + grace_);
-        refute_[f.nodes[0]] = Refutation{now + f.length + refute_within_, 0};
+    case Fault::Kind::restart:
+      node_[f.nodes[0]].end(now, grace_);
+      pause_end_[f.nodes[0]] = std::min(pause_end_[f.nodes[0]], now);  // a new process is not paused
+      break;
+    case Fault::Kind::pause: {
+      const std::size_t n = f.nodes[0];
+      if (node_[n].active) break;  // nothing runs to be paused (the simulator ignores it)
+      // A pause that starts while the node is still paused makes one longer
+      // pause (the simulator keeps the later end): its peers hear nothing
+      // from the first start to the last end, so that whole stretch is what
+      // is judged against phi_acceptable_pause and what must be refuted.
+      if (now >= pause_end_[n]) pause_start_[n] = now;
+      pause_end_[n] = std::max(pause_end_[n], now + f.length);
+      if (pause_end_[n] - pause_start_[n] >= acceptable_pause_) {
+        pause_[n].extend(pause_end_[n] + grace_);
+        refute_[n] = Refutation{pause_end_[n] + refute_within_, 0};
       } else {
-        short_paused_[f.nodes[0]] = true;
+        short_paused_[n] = true;
       }
       break;
+    }
     case Fault::Kind::cut: cut_pair(f.nodes[0], f.nodes[1]); break;
     case Fault::Kind::cut_one_way: cut_pair(f.nodes[0], f.nodes[1]); break;
     case Fault::Kind::partition:
@@ -110,6 +125,28 @@ void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
     case Fault::Kind::flood:
     case Fault::Kind::asks: break;  // load excuses nothing (F2)
   }
+  update_witnesses(now);
+}
+
+void DetectionAccuracy::update_witnesses(Instant now) {
+  // F4 rests on indirect probes: a third node vouches for a peer that one
+  // broken link hides. With every other node crashed there is nobody to
+  // ask, and a cut between the last two is a partition: either may down the
+  // other. The excuse ends T_down after a third node lives again (a
+  // restarted node must join and link before it can vouch) or the cut heals.
+  std::vector<bool> unwitnessed(nodes_ + 1, false);
+  for (const auto& [a, b] : active_cuts_) {
+    bool witness = false;
+    for (std::size_t z = 1; z <= nodes_ && !witness; ++z) witness = z != a && z != b && !node_[z].active;
+    if (!witness) unwitnessed[a] = unwitnessed[b] = true;
+  }
+  for (std::size_t n = 1; n <= nodes_; ++n) {
+    if (unwitnessed[n]) {
+      unwitnessed_[n].active = true;
+    } else {
+      unwitnessed_[n].end(now, grace_);
+    }
+  }
 }
 
 bool DetectionAccuracy::suspicion_excused(std::size_t observer, std::size_t subject, Instant now,
@@ -122,7 +159,7 @@ bool DetectionAccuracy::suspicion_excused(std::size_t observer, std::size_t subj
 
 bool DetectionAccuracy::down_excused(std::size_t subject, Instant now) const {
   return down_everyone_.holds(now) || node_[subject].holds(now) || pause_[subject].holds(now) ||
-         down_node_[subject].holds(now);
+         down_node_[subject].holds(now) || unwitnessed_[subject].holds(now);
 }
 
 void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& failures) {

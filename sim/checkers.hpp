@@ -14,8 +14,8 @@
 //       a node paused longer, but not downed, is refuted: within
 //       heartbeat_interval + probe_timeout + 1 s of resuming, no observer
 //       still holds its life unreachable
-//   F4  a node that only ever lost single links (one at a time) is never
-//       downed
+//   F4  a node that only ever lost single links (one at a time), each
+//       while a third node lived to vouch for it, is never downed
 //   F5  a node's detectors take at most one observation per monitored peer
 //       per liveness window (the LivenessThrottle), however much arrives
 #pragma once
@@ -58,6 +58,7 @@ class DetectionAccuracy {
   };
   bool suspicion_excused(std::size_t observer, std::size_t subject, Instant now, bool pauses_count = true) const;
   bool down_excused(std::size_t subject, Instant now) const;
+  void update_witnesses(Instant now);
   Excuse& pair(std::size_t a, std::size_t b);
   const Excuse* find_pair(std::size_t a, std::size_t b) const;
 
@@ -74,6 +75,11 @@ class DetectionAccuracy {
   Duration refute_within_;
   std::vector<bool> short_paused_;     // F3 rather than F2 in the report
   std::vector<Excuse> down_node_;      // overlapping cuts touching the node
+  std::vector<Excuse> unwitnessed_;    // cut from a peer while no third node lives
+  // The pause the node is in or last had: overlapping pauses are one to the
+  // process (the simulator keeps the later end).
+  std::vector<Instant> pause_start_;
+  std::vector<Instant> pause_end_;
   std::map<std::pair<std::size_t, std::size_t>, Excuse> pair_;  // (low, high)
   Excuse everyone_;                    // a big latency spike
   Excuse down_everyone_;               // a partition: anybody may be downed
