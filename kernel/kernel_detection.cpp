@@ -165,8 +165,11 @@ void Kernel::observe_monitor(const MemberId& peer, Monitor& monitor) {
 void Kernel::check_detectors() {
   std::vector<MemberId> suspects;
   for (const auto& [subject, monitor] : monitors_) {
-    if (monitor.marked_unreachable || now_ < monitor.next_probe) continue;
-    if (!monitor.detector.available(now_)) suspects.push_back(subject);
+    // A subject already marked is still probed, less often: helpers that
+    // could not answer at first (a link still redialling, a restarted
+    // member not yet linked) may vouch for it later.
+    if (now_ < monitor.next_probe) continue;
+    if (monitor.marked_unreachable || !monitor.detector.available(now_)) suspects.push_back(subject);
   }
   for (const MemberId& subject : suspects) start_probe(subject);
 }
@@ -174,7 +177,9 @@ void Kernel::check_detectors() {
 void Kernel::start_probe(const MemberId& subject) {
   const auto it = monitors_.find(subject);
   if (it == monitors_.end() || now_ < it->second.next_probe) return;
-  it->second.next_probe = now_ + config_.probe_timeout;
+  it->second.next_probe =
+      now_ + (it->second.marked_unreachable ? std::max(config_.probe_timeout, config_.heartbeat_interval)
+                                            : config_.probe_timeout);
   // Before blaming the subject, ask others whether they can reach it: one
   // broken link between two healthy nodes must down neither (F4).
   std::vector<NodeAddress> helpers;
@@ -183,7 +188,7 @@ void Kernel::start_probe(const MemberId& subject) {
     if (m.address() != subject.address && !is_unreachable(m.id)) helpers.push_back(m.address());
   }
   const std::uint64_t id = next_probe_id_++;
-  probes_asked_[id] = ProbeAsked{subject, now_, now_ + config_.probe_timeout};
+  probes_asked_[id] = ProbeAsked{subject, now_, now_ + config_.probe_timeout, false};
   send_control(subject.address, wire::Probe{id});  // the direct path, once more
   if (config_.mutations.indirect_probes_off) helpers.clear();
   for (std::uint32_t i = 0; i < config_.indirect_probes && !helpers.empty(); ++i) {
@@ -223,21 +228,42 @@ void Kernel::on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive)
   (void)from;
   const auto asked = probes_asked_.find(alive.probe);
   if (asked == probes_asked_.end() || asked->second.subject != alive.subject) return;
+  const bool late = asked->second.condemned;
   probes_asked_.erase(asked);
   mark(Mark::indirect_probe_saved);
+  if (!late) return;
+  // The answer came after the probe timed out and this node marked the
+  // subject: the helper heard it after the probe started, so the timeout
+  // was the slow path's (a latency spike, a queue), not the subject's death.
+  // Withdraw the mark, or the leader would down a live node that only one
+  // link could not reach (F4).
+  const auto monitor = monitors_.find(alive.subject);
+  if (monitor == monitors_.end() || !monitor->second.marked_unreachable) return;
+  monitor->second.marked_unreachable = false;
+  reachability_.mark_reachable(self_, alive.subject);
+  on_state_changed();
 }
 
 void Kernel::expire_probes() {
   std::vector<MemberId> condemned;
   for (auto it = probes_asked_.begin(); it != probes_asked_.end();) {
-    if (it->second.deadline > now_) {
+    ProbeAsked& probe = it->second;
+    if (probe.deadline > now_) {
       ++it;
       continue;
     }
-    const auto heard = last_heard_.find(it->second.subject.address);
-    const bool heard_since = heard != last_heard_.end() && heard->second > it->second.started &&
+    const auto heard = last_heard_.find(probe.subject.address);
+    const bool heard_since = heard != last_heard_.end() && heard->second > probe.started &&
                              !config_.mutations.indirect_probes_off;
-    if (!heard_since) condemned.push_back(it->second.subject);
+    if (!probe.condemned && !heard_since) {
+      condemned.push_back(probe.subject);
+      // Kept while a late answer can still matter: until the leader would
+      // down the subject.
+      probe.condemned = true;
+      probe.deadline = now_ + config_.down_after_unreachable;
+      ++it;
+      continue;
+    }
     it = probes_asked_.erase(it);
   }
   std::erase_if(probes_helping_, [&](const auto& entry) { return entry.second.deadline <= now_; });

@@ -74,6 +74,9 @@ struct Kernel::ProbeAsked {
   MemberId subject;
   Instant started;
   Instant deadline;
+  // Timed out and condemned the subject; kept until `deadline` so that a
+  // helper's late answer can still withdraw the mark.
+  bool condemned = false;
 };
 
 struct Kernel::ProbeHelping {
