@@ -39,10 +39,11 @@ struct Mutations {
   bool mailbox_unbounded = false;     // S4: mailboxes ignore their capacity
   bool control_behind_user = false;   // F2: heartbeats and gossip queue behind user frames
   bool merge_order_dependent = false; // M1/M2: gossip overwrites a member instead of merging
+  bool downing_off = false;           // F1: the leader never downs an unreachable member
 
   bool any() const {
     return throttle_off || indirect_probes_off || refutation_off || replies_complete_twice ||
-           mailbox_unbounded || control_behind_user || merge_order_dependent;
+           mailbox_unbounded || control_behind_user || merge_order_dependent || downing_off;
   }
   friend bool operator==(const Mutations&, const Mutations&) = default;
 };

@@ -337,6 +337,7 @@ void Kernel::leader_actions() {
   for (const Member& m : snapshot) {
     const auto unreachable = unreachable_since_.find(m.address());
     if (is_live_status(m.status) && m.address() != self_.address && unreachable != unreachable_since_.end() &&
+        !config_.mutations.downing_off &&
         now_ - unreachable->second >= config_.down_after_unreachable) {
       apply_status(m.address(), MemberStatus::down);
       continue;

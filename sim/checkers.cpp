@@ -52,7 +52,9 @@ DetectionAccuracy::DetectionAccuracy(const Config& config, std::size_t nodes)
       unwitnessed_(nodes + 1),
       pause_start_(nodes + 1),
       pause_end_(nodes + 1),
-      observations_(nodes + 1, {nullptr, 0}) {}
+      observations_(nodes + 1, {nullptr, 0}),
+      detect_(compute_bounds(config, nodes).detect),
+      down_(compute_bounds(config, nodes).down) {}
 
 DetectionAccuracy::Excuse& DetectionAccuracy::pair(std::size_t a, std::size_t b) {
   return pair_[{std::min(a, b), std::max(a, b)}];
@@ -63,7 +65,56 @@ const DetectionAccuracy::Excuse* DetectionAccuracy::find_pair(std::size_t a, std
   return it == pair_.end() ? nullptr : &it->second;
 }
 
+void DetectionAccuracy::on_crash(std::size_t node, const MemberId& life, Instant now) {
+  crashes_.push_back(Crash{node, life, now, connectivity_.holds(now), false});
+}
+
+void DetectionAccuracy::check_crashes(const Simulator& sim, std::vector<std::string>& failures) {
+  const Instant now = sim.now();
+  for (Crash& c : crashes_) c.disturbed = c.disturbed || connectivity_.holds(now);
+  std::erase_if(crashes_, [](const Crash& c) { return c.disturbed; });
+  for (Crash& c : crashes_) {
+    const bool detect_due = !c.detect_checked && now >= c.at + detect_;
+    const bool down_due = now >= c.at + down_;
+    if (!detect_due && !down_due) continue;
+    for (std::size_t i = 1; i <= sim.size(); ++i) {
+      const Kernel* k = sim.kernel(i);
+      if (i == c.node || k == nullptr || k->is_shut_down() || node_[i].holds(now) || pause_[i].holds(now)) continue;
+      const Member* m = k->members().find(c.life.address);
+      if (m == nullptr || m->id != c.life || !is_live_status(m->status)) continue;
+      if (down_due) {
+        failures.push_back("F1: " + node_name(i) + " still holds crashed " + c.life.to_string() + " " +
+                           std::string(to_string(m->status)) + " " + std::to_string(down_.ms()) +
+                           " ms (T_down) after the crash");
+      } else if (!k->is_unreachable(c.life)) {
+        failures.push_back("F1: " + node_name(i) + " does not hold crashed " + c.life.to_string() +
+                           " unreachable " + std::to_string(detect_.ms()) + " ms (T_detect) after the crash");
+      }
+    }
+    c.detect_checked = true;
+  }
+  std::erase_if(crashes_, [&](const Crash& c) { return now >= c.at + down_; });
+}
+
 void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
+  switch (f.kind) {
+    case Fault::Kind::cut:
+    case Fault::Kind::cut_one_way:
+    case Fault::Kind::partition:
+      connectivity_.active = true;
+      break;
+    case Fault::Kind::flap:
+      connectivity_.active = true;
+      connectivity_.extend(now + f.length + grace_);
+      break;
+    case Fault::Kind::spike: connectivity_.extend(now + f.length + grace_); break;
+    case Fault::Kind::heal: connectivity_.end(now, grace_); break;
+    case Fault::Kind::crash:
+    case Fault::Kind::restart:
+    case Fault::Kind::pause:
+    case Fault::Kind::flood:
+    case Fault::Kind::asks: break;
+  }
   const auto cut_pair = [&](std::size_t a, std::size_t b) {
     pair(a, b).active = true;
     const std::pair<std::size_t, std::size_t> key{std::min(a, b), std::max(a, b)};
@@ -163,6 +214,7 @@ bool DetectionAccuracy::down_excused(std::size_t subject, Instant now) const {
 }
 
 void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& failures) {
+  check_crashes(sim, failures);
   const Instant now = sim.now();
   const Duration step = last_check_ == Instant{} ? Duration::zero() : now - last_check_;
   last_check_ = now;

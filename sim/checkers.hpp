@@ -14,6 +14,11 @@
 //       a node paused longer, but not downed, is refuted: within
 //       heartbeat_interval + probe_timeout + 1 s of resuming, no observer
 //       still holds its life unreachable
+//   F1  timed: a crashed life is unreachable in every live view within
+//       T_detect and down within T_down of the crash (compute_bounds), when
+//       no cut, partition or spike disturbed the cluster from T_down before
+//       the crash to the deadline; observers that were paused or restarted
+//       meanwhile are excused (the heal phase checks everyone at the end)
 //   F4  a node that only ever lost single links (one at a time), each
 //       while a third node lived to vouch for it, is never downed
 //   F5  a node's detectors take at most one observation per monitored peer
@@ -43,6 +48,8 @@ class DetectionAccuracy {
   DetectionAccuracy(const Config& config, std::size_t nodes);
   // Call as each fault is applied, at its virtual time.
   void on_fault(const Fault& fault, Instant now);
+  // Call just before a crash is applied, with the life that dies.
+  void on_crash(std::size_t node, const MemberId& life, Instant now);
   void check(const Simulator& sim, std::vector<std::string>& failures);
 
  private:
@@ -89,6 +96,18 @@ class DetectionAccuracy {
   // rejoin keeps the kernel and its counters; a restart makes a new one).
   std::vector<std::pair<const Kernel*, std::uint64_t>> observations_;
   Instant last_check_;
+  struct Crash {
+    std::size_t node = 0;
+    MemberId life;
+    Instant at;
+    bool disturbed = false;
+    bool detect_checked = false;
+  };
+  std::vector<Crash> crashes_;
+  Excuse connectivity_;  // any cut, partition, flap or spike
+  Duration detect_;
+  Duration down_;
+  void check_crashes(const Simulator& sim, std::vector<std::string>& failures);
 };
 
 }  // namespace weft::sim

@@ -272,7 +272,12 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
     if (!result.failures.empty()) break;
     accuracy.on_fault(f, sim.now());
     switch (f.kind) {
-      case Fault::Kind::crash: sim.crash(f.nodes[0]); break;
+      case Fault::Kind::crash:
+        if (const Kernel* k = sim.kernel(f.nodes[0]); k != nullptr && !k->is_shut_down()) {
+          accuracy.on_crash(f.nodes[0], k->self(), sim.now());
+        }
+        sim.crash(f.nodes[0]);
+        break;
       case Fault::Kind::restart: sim.restart(f.nodes[0]); break;
       case Fault::Kind::pause: sim.pause(f.nodes[0], f.length); break;
       case Fault::Kind::cut: sim.cut(f.nodes[0], f.nodes[1]); break;

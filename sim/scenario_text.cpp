@@ -27,7 +27,7 @@ namespace {
 
 constexpr std::string_view kMutationNames[] = {
     "throttle_off",       "indirect_probes_off",  "refutation_off",        "replies_complete_twice",
-    "mailbox_unbounded",  "control_behind_user",  "merge_order_dependent",
+    "mailbox_unbounded",  "control_behind_user",  "merge_order_dependent", "downing_off",
 };
 
 bool* mutation_flag(Mutations& m, std::string_view name) {
@@ -38,6 +38,7 @@ bool* mutation_flag(Mutations& m, std::string_view name) {
   if (name == "mailbox_unbounded") return &m.mailbox_unbounded;
   if (name == "control_behind_user") return &m.control_behind_user;
   if (name == "merge_order_dependent") return &m.merge_order_dependent;
+  if (name == "downing_off") return &m.downing_off;
   return nullptr;
 }
 

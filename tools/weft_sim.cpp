@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     sub->add_option("--mutation", options.mutations,
                     "plant a defect in every kernel (throttle_off, indirect_probes_off, refutation_off, "
-                    "replies_complete_twice, mailbox_unbounded, control_behind_user, merge_order_dependent)");
+                    "replies_complete_twice, mailbox_unbounded, control_behind_user, merge_order_dependent, downing_off)");
     sub->add_option("--require", options.required_marks, "fail (exit 30) unless this coverage mark is hit");
   };
   const auto add_run_options = [&](CLI::App* sub) {
