@@ -34,7 +34,11 @@ std::vector<Scenario> smaller(const Scenario& s) {
     }
     if (chunk == 1) break;
   }
-  if (n == 1) out.push_back(Scenario{s.seed, s.nodes, s.chaos, s.heal, s.network, s.mutations, s.required_marks, {}});
+  if (n == 1) {
+    Scenario none = s;
+    none.faults.clear();
+    out.push_back(std::move(none));
+  }
   return out;
 }
 

@@ -133,6 +133,14 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
     f.length = until(f.at, 1'000, 15'000) - f.at;
     s.faults.push_back(std::move(f));
   }
+  // Clock drift, in a quarter of the seeds: every node's clock off by up to
+  // 2 % either way (far beyond a real quartz's 100 ppm, to stress timers).
+  if (prng.chance(Ratio{1, 4})) {
+    for (std::size_t n = 0; n < nodes; ++n) {
+      const std::int64_t ppm = prng.between(-20'000, 20'000);
+      s.clock_ppm.push_back(static_cast<std::int32_t>(ppm));
+    }
+  }
   std::stable_sort(s.faults.begin(), s.faults.end(),
                    [](const Fault& a, const Fault& b) { return a.at < b.at; });
   // No crash of the last live process. A cluster whose every process died
@@ -238,6 +246,7 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
   options.seed = scenario.seed;
   options.nodes = scenario.nodes;
   options.network = scenario.network;
+  options.clock_ppm = scenario.clock_ppm;
   options.tune = [&](Config& config) { config.mutations = scenario.mutations; };
   options.on_start = [&](std::size_t node, Kernel& kernel, Instant now) {
     for (Workload* w : all) w->on_start(node, kernel, now);

@@ -56,6 +56,9 @@ struct Scenario {
   NetworkModel network;
   Mutations mutations;             // planted defects (tests and --mutation only)
   std::vector<Mark> required_marks;  // the run fails unless each is hit
+  // Clock drift per node, parts per million (index node - 1; empty: none).
+  // A node at +500 sees 1.0005 s pass per simulated second.
+  std::vector<std::int32_t> clock_ppm;
   std::vector<Fault> faults;       // sorted by time, all inside the chaos phase
 
   // One header line, one network line, then a line per mutation, required

@@ -104,6 +104,11 @@ std::string Scenario::to_text() const {
     if (*mutation_flag(copy, name)) text += "mutation " + std::string(name) + "\n";
   }
   for (Mark mark : required_marks) text += "require " + std::string(to_string(mark)) + "\n";
+  for (std::size_t n = 0; n < clock_ppm.size(); ++n) {
+    if (clock_ppm[n] != 0) {
+      text += "clock " + node_text(n + 1) + " " + (clock_ppm[n] > 0 ? "+" : "") + std::to_string(clock_ppm[n]) + "ppm\n";
+    }
+  }
   for (const Fault& f : faults) {
     text += "at " + seconds_text(f.at) + " ";
     switch (f.kind) {
@@ -574,6 +579,24 @@ ParsedScenario parse_scenario(std::string_view text) {
       if (!mark) return failure(line_number, "unknown mark " + quoted(name) + "; expected one of " + mark_names());
       if (!r.finish()) return failure(line_number, r);
       s.required_marks.push_back(*mark);
+    } else if (keyword == "clock") {
+      r.form = "clock nN <+|-><ppm>ppm";
+      std::size_t n = 0;
+      if (!r.node(n)) return failure(line_number, r);
+      const std::string_view drift = r.take();
+      std::int32_t ppm = 0;
+      const bool shaped = drift.size() > 4 && drift.ends_with("ppm") && (drift[0] == '+' || drift[0] == '-') &&
+                          all_digits(drift.substr(1, drift.size() - 4));
+      if (!shaped || std::from_chars(drift.data() + 1, drift.data() + drift.size() - 3, ppm).ec != std::errc{}) {
+        return failure(line_number, "expected a drift such as +250ppm or -40ppm, got " + quoted(drift));
+      }
+      if (drift[0] == '-') ppm = -ppm;
+      if (ppm <= -100'000 || ppm >= 100'000) {
+        return failure(line_number, "clock drift " + quoted(drift) + " is outside -99999..+99999 ppm");
+      }
+      if (!r.finish()) return failure(line_number, r);
+      s.clock_ppm.resize(s.nodes, 0);
+      s.clock_ppm[n - 1] = ppm;
     } else if (keyword == "at") {
       r.form = "at <time> <fault> ...";
       Fault f;
@@ -592,7 +615,7 @@ ParsedScenario parse_scenario(std::string_view text) {
       return failure(line_number, "a second " + std::string(keyword) + " line; a scenario has one, at the top");
     } else {
       return failure(line_number, "unknown line starting " + quoted(keyword) +
-                                      "; expected \"mutation <name>\", \"require <mark>\" or \"at <time> <fault>\"");
+                                      "; expected \"mutation <name>\", \"require <mark>\", \"clock nN +250ppm\" or \"at <time> <fault>\"");
     }
   }
   switch (stage) {

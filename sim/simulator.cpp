@@ -13,6 +13,7 @@ struct Simulator::Node {
   std::unique_ptr<Kernel> kernel;
   std::uint64_t life = 0;             // bumped on crash and restart: stale events see it
   Instant paused_until;
+  std::int64_t clock_ppm = 0;         // drift of this node's clock
   bool tick_pending = false;
   Instant tick_at;
   // The kernel's link id -> connection id (0: none). Link ids are small
@@ -113,6 +114,10 @@ Simulator::Simulator(SimOptions options)
   for (std::size_t i = 1; i <= options_.nodes; ++i) {
     auto node = std::make_unique<Node>();
     node->address = NodeAddress{"10.0.0." + std::to_string(i), 7000};
+    if (i <= options_.clock_ppm.size()) {
+      node->clock_ppm = options_.clock_ppm[i - 1];
+      WEFT_ASSERT(node->clock_ppm > -100'000 && node->clock_ppm < 100'000);
+    }
     node_by_address_.emplace(node->address, i);
     nodes_.push_back(std::move(node));
   }
@@ -120,6 +125,32 @@ Simulator::Simulator(SimOptions options)
 }
 
 Simulator::~Simulator() = default;
+
+namespace {
+
+const Instant kOrigin = Instant::from_ns(1'000'000'000);  // virtual time at the start
+
+// A drifting clock: elapsed virtual time scaled by (1 + ppm/1e6). It never
+// runs backwards (|ppm| < 1e6), as a kernel's `now` must not.
+Instant drifted(Instant at, std::int64_t ppm) {
+  if (ppm == 0) return at;
+  const std::int64_t elapsed = (at - kOrigin).ns();
+  return at + Duration::nanoseconds(elapsed / 1'000'000 * ppm + elapsed % 1'000'000 * ppm / 1'000'000);
+}
+
+// The first virtual instant at which a clock with this drift reads `local`.
+Instant undrifted(Instant local, std::int64_t ppm) {
+  if (ppm == 0 || local <= kOrigin) return local;
+  const std::int64_t elapsed = (local - kOrigin).ns();
+  Instant at = kOrigin + Duration::nanoseconds(elapsed / (1'000'000 + ppm) * 1'000'000 +
+                                                elapsed % (1'000'000 + ppm) * 1'000'000 / (1'000'000 + ppm));
+  while (drifted(at, ppm) < local) at += Duration::nanoseconds(1);
+  return at;
+}
+
+}  // namespace
+
+Instant Simulator::local_now(std::size_t node) const { return drifted(now_, nodes_.at(node - 1)->clock_ppm); }
 
 const NodeAddress& Simulator::address(std::size_t node) const { return nodes_.at(node - 1)->address; }
 Kernel* Simulator::kernel(std::size_t node) { return nodes_.at(node - 1)->kernel.get(); }
@@ -181,7 +212,7 @@ void Simulator::set_connection_of(std::size_t node, LinkId link, std::uint64_t i
 void Simulator::schedule_tick(std::size_t node) {
   Node& n = *nodes_[node - 1];
   if (!n.kernel) return;
-  const Instant at = std::max(std::max(n.kernel->next_deadline(), now_), n.paused_until);
+  const Instant at = std::max(std::max(undrifted(n.kernel->next_deadline(), n.clock_ppm), now_), n.paused_until);
   if (n.tick_pending && n.tick_at <= at) return;
   n.tick_pending = true;
   n.tick_at = at;
@@ -335,7 +366,7 @@ void Simulator::process(const Event& event) {
         schedule_tick(event.node);
         return;
       }
-      n.kernel->handle_tick(now_);
+      n.kernel->handle_tick(drifted(now_, n.clock_ppm));
       drain(event.node);
       return;
     }
@@ -354,7 +385,7 @@ void Simulator::process(const Event& event) {
           // this the dialer's link stayed "connecting" forever and it never
           // redialled that address. (A link the dialer closed itself is
           // unknown to its kernel, which ignores the report.)
-          dialer.kernel->handle_link_down(now_, c.dialer_link, LinkDownCause::refused);
+          dialer.kernel->handle_link_down(drifted(now_, dialer.clock_ppm), c.dialer_link, LinkDownCause::refused);
           drain(c.dialer);
         }
         return;
@@ -366,14 +397,14 @@ void Simulator::process(const Event& event) {
         finished_.push_back(event.connection);
         // Nothing listens at a dead process's address: refused. A cut path
         // never answers: unreachable (modelled without the connect timeout).
-        dialer.kernel->handle_link_down(now_, c.dialer_link,
+        dialer.kernel->handle_link_down(drifted(now_, dialer.clock_ppm), c.dialer_link,
                                         refused ? LinkDownCause::refused : LinkDownCause::unreachable);
         drain(c.dialer);
         return;
       }
       c.acceptor_life = nodes_[c.acceptor - 1]->life;
       c.established = true;
-      dialer.kernel->handle_link_up(now_, c.dialer_link);
+      dialer.kernel->handle_link_up(drifted(now_, dialer.clock_ppm), c.dialer_link);
       drain(c.dialer);
       return;
     }
@@ -396,7 +427,7 @@ void Simulator::process(const Event& event) {
         return;
       }
       if (event.to_acceptor && !c.acceptor_link) {
-        c.acceptor_link = receiver.kernel->handle_link_accepted(now_);
+        c.acceptor_link = receiver.kernel->handle_link_accepted(drifted(now_, receiver.clock_ppm));
         set_connection_of(to, *c.acceptor_link, event.connection);
       }
       const LinkId link = event.to_acceptor ? *c.acceptor_link : c.dialer_link;
@@ -407,7 +438,7 @@ void Simulator::process(const Event& event) {
         flight.pop();
         c.unread[event.to_acceptor ? 0 : 1] -= chunk.size();
         trace_hash_ = fingerprint_u64(trace_hash_, chunk.size() ^ (static_cast<std::uint64_t>(to) << 32));
-        receiver.kernel->handle_bytes(now_, link, chunk);
+        receiver.kernel->handle_bytes(drifted(now_, receiver.clock_ppm), link, chunk);
         drain(to);
         if (!receiver.kernel) return;
       }
@@ -428,7 +459,7 @@ void Simulator::process(const Event& event) {
         return;
       }
       const LinkId link = event.node == c.dialer ? c.dialer_link : *c.acceptor_link;
-      sender.kernel->handle_sent(now_, link);
+      sender.kernel->handle_sent(drifted(now_, sender.clock_ppm), link);
       drain(event.node);
       return;
     }
@@ -448,7 +479,7 @@ void Simulator::process(const Event& event) {
       Node& n = *nodes_[event.node - 1];
       if (!n.kernel || n.life != event.life) return;
       const LinkId link = event.node == c.dialer ? c.dialer_link : *c.acceptor_link;
-      n.kernel->handle_link_down(now_, link, LinkDownCause::closed_by_peer);
+      n.kernel->handle_link_down(drifted(now_, n.clock_ppm), link, LinkDownCause::closed_by_peer);
       drain(event.node);
       return;
     }
@@ -509,8 +540,8 @@ void Simulator::restart(std::size_t node) {
   const Config config = node_config(node, n.incarnation);
   n.kernel = std::make_unique<Kernel>(config, mix64(options_.seed ^ (node << 32) ^ n.incarnation.value));
   trace(node, "start " + MemberId{n.address, n.incarnation}.to_string(), n.life > 1);
-  if (options_.on_start) options_.on_start(node, *n.kernel, now_);
-  n.kernel->handle_tick(now_);
+  if (options_.on_start) options_.on_start(node, *n.kernel, drifted(now_, n.clock_ppm));
+  n.kernel->handle_tick(drifted(now_, n.clock_ppm));
   drain(node);
 }
 
@@ -564,7 +595,7 @@ void Simulator::call_at(Instant at, std::function<void()> action) {
 bool Simulator::command(std::size_t node, const std::function<void(Kernel&, Instant)>& command) {
   Node& n = *nodes_.at(node - 1);
   if (!n.kernel || n.kernel->is_shut_down() || now_ < n.paused_until) return false;
-  command(*n.kernel, now_);
+  command(*n.kernel, drifted(now_, n.clock_ppm));
   drain(node);
   return true;
 }

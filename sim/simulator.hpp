@@ -49,6 +49,10 @@ struct SimOptions {
   std::uint64_t seed = 1;
   std::size_t nodes = 5;
   NetworkModel network;
+  // Clock drift per node in parts per million (index node - 1; missing: 0),
+  // within +-100000: each kernel's `now` runs at (1 + ppm/1e6) of virtual
+  // time, so timers and detectors see a fast or slow clock.
+  std::vector<std::int32_t> clock_ppm;
   // Applied to every node's config after the simulator's own settings.
   std::function<void(Config&)> tune;
   // Workload hooks. on_start runs when a node's kernel is made (first boot
@@ -77,6 +81,8 @@ class Simulator {
   Kernel* kernel(std::size_t node);
   const Kernel* kernel(std::size_t node) const;
   bool alive(std::size_t node) const;
+  // The node's own clock now (virtual time, drifted by its clock_ppm).
+  Instant local_now(std::size_t node) const;
   bool paused(std::size_t node) const;
 
   // Runs events until `duration` of virtual time has passed.

@@ -142,7 +142,8 @@ void TrafficWorkload::ask_tick(const Fault& asks, Instant end) {
     put64(body, token);
     const AskId id = kernel.ask(now, ActorRef{address(asks.nodes[1]), "echo"}, kEcho, body, asks.extra);
     // A completion may already have come (an ask refused at once).
-    asks_.try_emplace({from, lives_[from], id}, PendingAsk{now + asks.extra, 0, token});
+    // Deadlines in virtual time: `now` is the node's own (possibly drifting) clock.
+    asks_.try_emplace({from, lives_[from], id}, PendingAsk{sim_->now() + asks.extra, 0, token});
   });
   const Instant next = sim_->now() + Duration::nanoseconds(1'000'000'000 / std::max<std::uint32_t>(asks.rate, 1));
   if (next < end) sim_->call_at(next, [this, asks, end] { ask_tick(asks, end); });

@@ -109,5 +109,37 @@ TEST(Simulator, ShortPauseIsNotSuspected) {
   EXPECT_FALSE(suspected) << "F3: a pause under the acceptable pause is not suspected";
 }
 
+TEST(Simulator, DriftingClocksRunAtTheirOwnRate) {
+  SimOptions o = options(4, 2);
+  o.clock_ppm = {50'000, -50'000};  // 5 % fast, 5 % slow
+  Simulator s(o);
+  const Instant start = s.now();
+  s.run_for(Duration::seconds(20));
+  EXPECT_EQ(s.local_now(1) - start, Duration::seconds(21));
+  EXPECT_EQ(s.local_now(2) - start, Duration::seconds(19));
+}
+
+TEST(Simulator, FivePercentDriftSuspectsNobody) {
+  // Each node's timers (heartbeats, gossip, probe timeouts) run on its own
+  // clock; phi's acceptable pause and sigma absorb a few percent of drift.
+  SimOptions o = options(5, 5);
+  o.clock_ppm = {50'000, -50'000, 30'000, -30'000, 0};
+  Simulator s(o);
+  ASSERT_TRUE(s.run_until([&] { return one_view_all_up(s, {1, 2, 3, 4, 5}); }, Duration::seconds(10)));
+  bool suspected = false;
+  (void)s.run_until(
+      [&] {
+        for (std::size_t i = 1; i <= 5; ++i) {
+          for (std::size_t j = 1; j <= 5; ++j) {
+            const Member* m = s.kernel(i)->members().find(s.address(j));
+            suspected = suspected || (m != nullptr && s.kernel(i)->is_unreachable(m->id));
+          }
+        }
+        return false;
+      },
+      Duration::seconds(60));
+  EXPECT_FALSE(suspected) << "F2: drift within a few percent is no reason to suspect anyone";
+}
+
 }  // namespace
 }  // namespace weft::sim
