@@ -110,6 +110,7 @@ void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
     case Fault::Kind::spike: connectivity_.extend(now + f.length + grace_); break;
     case Fault::Kind::heal: connectivity_.end(now, grace_); break;
     case Fault::Kind::crash:
+    case Fault::Kind::lose:
     case Fault::Kind::restart:
     case Fault::Kind::pause:
     case Fault::Kind::flood:
@@ -124,7 +125,8 @@ void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
     }
   };
   switch (f.kind) {
-    case Fault::Kind::crash: node_[f.nodes[0]].active = true; break;
+    case Fault::Kind::crash:
+    case Fault::Kind::lose: node_[f.nodes[0]].active = true; break;
     case Fault::Kind::restart:
       node_[f.nodes[0]].end(now, grace_);
       pause_end_[f.nodes[0]] = std::min(pause_end_[f.nodes[0]], now);  // a new process is not paused
@@ -255,6 +257,9 @@ void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& fa
       if (!r || j == i || sk == nullptr) continue;
       if (r->incarnation == 0 && now >= r->due - refute_within_) r->incarnation = sk->self().incarnation.value;
       if (now < r->due || sk->self().incarnation.value != r->incarnation || suspicion_excused(i, j, now, false)) continue;
+      // An observer paused after the subject resumed (however briefly) has
+      // not had the refutation window to hear it: it refutes once it runs.
+      if (pause_end_[i] > r->due - refute_within_) continue;
       const ReachabilityRow* row = k->reachability().row(k->self());
       if (row != nullptr && std::binary_search(row->unreachable.begin(), row->unreachable.end(), sk->self()) &&
           !reported_[{i, r->incarnation, j + 1000}]) {

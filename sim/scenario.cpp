@@ -72,7 +72,9 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   for (std::int64_t i = count(); i > 0; --i) {
     const Duration at = when();
     const std::size_t victim = node();
-    s.faults.push_back(make_fault(Fault::Kind::crash, at, {victim}, {}));
+    // A third of the deaths are host losses: silence instead of closed links.
+    const bool host = prng.chance(Ratio{1, 3});
+    s.faults.push_back(make_fault(host ? Fault::Kind::lose : Fault::Kind::crash, at, {victim}, {}));
     if (prng.chance(Ratio{2, 3})) s.faults.push_back(make_fault(Fault::Kind::restart, until(at, 500, 10'000), {victim}, {}));
   }
   // A join storm: several nodes down from the start, all joining at once.
@@ -154,7 +156,7 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   std::vector<Fault> kept;
   kept.reserve(s.faults.size());
   for (Fault& f : s.faults) {
-    if (f.kind == Fault::Kind::crash && alive[f.nodes[0]]) {
+    if ((f.kind == Fault::Kind::crash || f.kind == Fault::Kind::lose) && alive[f.nodes[0]]) {
       if (live == 1) continue;
       alive[f.nodes[0]] = false;
       --live;
@@ -282,10 +284,15 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
     accuracy.on_fault(f, sim.now());
     switch (f.kind) {
       case Fault::Kind::crash:
+      case Fault::Kind::lose:
         if (const Kernel* k = sim.kernel(f.nodes[0]); k != nullptr && !k->is_shut_down()) {
           accuracy.on_crash(f.nodes[0], k->self(), sim.now());
         }
-        sim.crash(f.nodes[0]);
+        if (f.kind == Fault::Kind::crash) {
+          sim.crash(f.nodes[0]);
+        } else {
+          sim.lose_host(f.nodes[0]);
+        }
         break;
       case Fault::Kind::restart: sim.restart(f.nodes[0]); break;
       case Fault::Kind::pause: sim.pause(f.nodes[0], f.length); break;

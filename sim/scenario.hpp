@@ -22,7 +22,8 @@ namespace weft::sim {
 
 struct Fault {
   enum class Kind : std::uint8_t {
-    crash,        // nodes[0] dies: its connections close at once
+    crash,        // nodes[0]'s process dies: its connections close at once
+    lose,         // nodes[0]'s host is lost: its connections go silent, dials time out
     restart,      // nodes[0] starts again with a newer incarnation
     pause,        // nodes[0] handles nothing for `length`, then its clock jumps
     cut,          // the link nodes[0] <-> nodes[1] holds its bytes, both ways

@@ -113,6 +113,7 @@ std::string Scenario::to_text() const {
     text += "at " + seconds_text(f.at) + " ";
     switch (f.kind) {
       case Fault::Kind::crash: text += "crash " + node_text(f.nodes[0]); break;
+      case Fault::Kind::lose: text += "lose " + node_text(f.nodes[0]); break;
       case Fault::Kind::restart: text += "restart " + node_text(f.nodes[0]); break;
       case Fault::Kind::pause: text += "pause " + node_text(f.nodes[0]) + " for " + ms_text(f.length); break;
       case Fault::Kind::cut: text += "cut " + node_text(f.nodes[0]) + " " + node_text(f.nodes[1]); break;
@@ -145,7 +146,7 @@ constexpr std::size_t kMaxNodes = 1000;  // as weft-sim --nodes
 constexpr std::string_view kHeaderForm = "seed <n> nodes <n> chaos <time> heal <time>";
 constexpr std::string_view kNetworkForm =
     "network floor <time> tail <time> chunks <n> bandwidth <bytes/s> window <bytes>";
-constexpr std::string_view kFaultNames = "crash, restart, pause, cut, partition, flap, heal, spike, flood, asks";
+constexpr std::string_view kFaultNames = "crash, lose, restart, pause, cut, partition, flap, heal, spike, flood, asks";
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -439,9 +440,9 @@ bool parse_network(LineReader& r, NetworkModel& n) {
 // of the chaos phase. A flap period, an ask timeout and a rate must be > 0.
 bool parse_fault(LineReader& r, Fault& f) {
   const std::string_view kind = r.take();
-  if (kind == "crash" || kind == "restart") {
+  if (kind == "crash" || kind == "lose" || kind == "restart") {
     r.form = "at <time> " + std::string(kind) + " nN";
-    f.kind = kind == "crash" ? Fault::Kind::crash : Fault::Kind::restart;
+    f.kind = kind == "crash" ? Fault::Kind::crash : kind == "lose" ? Fault::Kind::lose : Fault::Kind::restart;
     return r.node_into(f.nodes) && r.finish();
   }
   if (kind == "pause") {

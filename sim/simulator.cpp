@@ -13,6 +13,7 @@ struct Simulator::Node {
   std::unique_ptr<Kernel> kernel;
   std::uint64_t life = 0;             // bumped on crash and restart: stale events see it
   Instant paused_until;
+  bool host_lost = false;             // lose_host(): silent until restarted
   std::int64_t clock_ppm = 0;         // drift of this node's clock
   bool tick_pending = false;
   Instant tick_at;
@@ -390,13 +391,15 @@ void Simulator::process(const Event& event) {
         }
         return;
       }
-      const bool refused = c.acceptor == 0 || !nodes_[c.acceptor - 1]->kernel;
-      if (refused || blocked(c.dialer, c.acceptor)) {
+      const bool down = c.acceptor == 0 || !nodes_[c.acceptor - 1]->kernel;
+      const bool refused = down && (c.acceptor == 0 || !nodes_[c.acceptor - 1]->host_lost);
+      if (down || blocked(c.dialer, c.acceptor)) {
         c.open = false;
         set_connection_of(c.dialer, c.dialer_link, 0);
         finished_.push_back(event.connection);
         // Nothing listens at a dead process's address: refused. A cut path
-        // never answers: unreachable (modelled without the connect timeout).
+        // or a lost host never answers: unreachable (modelled without the
+        // connect timeout).
         dialer.kernel->handle_link_down(drifted(now_, dialer.clock_ppm), c.dialer_link,
                                         refused ? LinkDownCause::refused : LinkDownCause::unreachable);
         drain(c.dialer);
@@ -530,9 +533,29 @@ void Simulator::crash(std::size_t node) {
     if (c != nullptr && c->open && (c->dialer == node || c->acceptor == node)) close_connection(id, *c, node);
   }
 }
+void Simulator::lose_host(std::size_t node) {
+  Node& n = *nodes_[node - 1];
+  if (!n.kernel) return;
+  trace(node, "HOST LOST", true);
+  n.incarnation = std::max(n.incarnation, n.kernel->self().incarnation);
+  n.kernel.reset();
+  ++n.life;
+  n.tick_pending = false;
+  n.host_lost = true;  // its connections stay open and unread: nobody is told
+}
+
 void Simulator::restart(std::size_t node) {
   Node& n = *nodes_[node - 1];
   if (n.kernel) return;
+  if (n.host_lost) {
+    // The rebooted host answers anything on its old connections with a
+    // reset: peers learn of the close now.
+    n.host_lost = false;
+    for (std::uint64_t id = 1; id < connections_.size(); ++id) {
+      Connection* c = connections_[id].get();
+      if (c != nullptr && c->open && (c->dialer == node || c->acceptor == node)) close_connection(id, *c, node);
+    }
+  }
   ++n.life;
   if (n.life > 1) n.incarnation = Incarnation{n.incarnation.value + 1};
   n.paused_until = now_;

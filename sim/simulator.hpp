@@ -101,6 +101,11 @@ class Simulator {
 
   // Faults, effective at the current virtual time.
   void crash(std::size_t node);
+  // The host is lost (power, kernel panic, cable): the process is gone like
+  // a crash, but no FIN or RST is sent. Its connections go silent (peers'
+  // writes stall once the window fills) and dials to it get no answer.
+  // A restart reboots it: its old connections are then reset.
+  void lose_host(std::size_t node);
   void restart(std::size_t node);
   void pause(std::size_t node, Duration for_how_long);
   void cut(std::size_t a, std::size_t b);      // both directions
