@@ -188,8 +188,7 @@ void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::W
   if (error != wire::WireError::none) ++counters_.wire_errors[static_cast<std::size_t>(error)];
   counters_.dead_letters[static_cast<std::size_t>(DeadLetterReason::link_lost)] += out.user_frames;
   // The record (and the decoder that may be running) stays until sweep().
-  out.link.reset();
-  out.connected = false;
+  out.drop_link();
   out.retired = true;
   needs_sweep_ = true;
   out.peer.reset();
@@ -197,9 +196,6 @@ void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::W
   out.user.clear();
   out.user_head = 0;
   out.user_frames = 0;
-  // A write in flight died with the link; the next link starts idle.
-  out.writing = false;
-  out.in_flight.clear();
 }
 
 void Kernel::sweep() {
@@ -270,11 +266,8 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
   const OutboundIt it = outbound_.find(peer);
   Outbound& out = it->second;
   if (out.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
-  out.link.reset();
+  out.drop_link();
   queue_dial(it);
-  out.connected = false;
-  out.writing = false;  // a write in flight died with the link
-  out.in_flight.clear();
   // Capped exponential backoff with up to 25 % jitter, so a healed
   // partition is not redialled by everyone in the same instant.
   const Duration jitter = Duration::nanoseconds(static_cast<std::int64_t>(

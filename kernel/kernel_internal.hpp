@@ -36,6 +36,14 @@ struct Kernel::Outbound {
   bool writing = false;
 
   std::size_t user_queued() const { return user.size() - user_head; }
+  // The link is gone (down or closed): a write in flight died with it, and
+  // the next link starts idle.
+  void drop_link() {
+    link.reset();
+    connected = false;
+    writing = false;
+    in_flight.clear();
+  }
   Instant next_attempt;
   Duration backoff;
   bool retired = false;                 // closed; erased after the current input

@@ -402,8 +402,7 @@ void Kernel::close_idle_links(bool joining) {
   const std::span<const Member> members = members_.members();
   const auto close_if_idle = [&](const NodeAddress& address, const Outbound& out, bool live) {
     if (out.retired || out.writing || live || !out.control.empty() || out.user_queued() > 0) return;
-    const bool joining_seed =
-        joining && std::find(config_.seeds.begin(), config_.seeds.end(), address) != config_.seeds.end();
+    const bool joining_seed = joining && std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), address);
     if (!joining_seed) close_outbound(address, CloseReason::peer_gone);
   };
   const auto is_live_at = [&](std::span<const Member>::iterator& member, const NodeAddress& address) {

@@ -7,13 +7,6 @@ namespace {
 
 std::string node_name(std::size_t node) { return "n" + std::to_string(node); }
 
-std::size_t node_of(const Simulator& sim, const NodeAddress& address) {
-  for (std::size_t i = 1; i <= sim.size(); ++i) {
-    if (sim.address(i) == address) return i;
-  }
-  return 0;
-}
-
 }  // namespace
 
 void MembershipSafety::check(const Simulator& sim, std::vector<std::string>& failures) {
@@ -148,7 +141,7 @@ void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
       }
       break;
     }
-    case Fault::Kind::cut: cut_pair(f.nodes[0], f.nodes[1]); break;
+    case Fault::Kind::cut:
     case Fault::Kind::cut_one_way: cut_pair(f.nodes[0], f.nodes[1]); break;
     case Fault::Kind::partition:
     case Fault::Kind::flap:
@@ -237,13 +230,13 @@ void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& fa
                          std::to_string(step.ms()) + " ms; the throttle allows at most " + std::to_string(allowed));
     }
     // F2/F3: this node's own suspicions.
-    if (const ReachabilityRow* row = k->reachability().row(k->self())) {
-      for (const MemberId& subject : row->unreachable) {
-        const std::size_t j = node_of(sim, subject.address);
+    const ReachabilityRow* own_row = k->reachability().row(k->self());
+    if (own_row != nullptr) {
+      for (const MemberId& subject : own_row->unreachable) {
+        const std::size_t j = sim.node_of(subject.address);
         const Kernel* sk = j == 0 ? nullptr : sim.kernel(j);
         if (sk == nullptr || sk->self() != subject || suspicion_excused(i, j, now)) continue;
-        if (reported_[{i, subject.incarnation.value, j}]) continue;
-        reported_[{i, subject.incarnation.value, j}] = true;
+        if (!reported_.insert({i, subject.incarnation.value, j}).second) continue;
         failures.push_back(std::string(short_paused_[j] ? "F3" : "F2") + ": " + node_name(i) + " marked " +
                            node_name(j) + " (" + subject.to_string() +
                            ") unreachable, though no crash, long pause, cut or spike excuses it" +
@@ -260,10 +253,9 @@ void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& fa
       // An observer paused after the subject resumed (however briefly) has
       // not had the refutation window to hear it: it refutes once it runs.
       if (pause_end_[i] > r->due - refute_within_) continue;
-      const ReachabilityRow* row = k->reachability().row(k->self());
-      if (row != nullptr && std::binary_search(row->unreachable.begin(), row->unreachable.end(), sk->self()) &&
-          !reported_[{i, r->incarnation, j + 1000}]) {
-        reported_[{i, r->incarnation, j + 1000}] = true;
+      if (own_row != nullptr &&
+          std::binary_search(own_row->unreachable.begin(), own_row->unreachable.end(), sk->self()) &&
+          reported_.insert({i, r->incarnation, j + 1000}).second) {
         failures.push_back("F3: " + node_name(i) + " still holds " + node_name(j) + " (" + sk->self().to_string() +
                            ") unreachable " + std::to_string((now - r->due + refute_within_).ms()) +
                            " ms after its pause ended: the suspicion was never refuted");
@@ -272,11 +264,10 @@ void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& fa
     // F4: nobody that only lost single links is downed.
     for (const Member& m : k->members().members()) {
       if (m.status != MemberStatus::down) continue;
-      const std::size_t j = node_of(sim, m.address());
+      const std::size_t j = sim.node_of(m.address());
       const Kernel* sk = j == 0 ? nullptr : sim.kernel(j);
       if (sk == nullptr || sk->self() != m.id || down_excused(j, now)) continue;
-      if (reported_[{0, m.id.incarnation.value, j}]) continue;
-      reported_[{0, m.id.incarnation.value, j}] = true;
+      if (!reported_.insert({0, m.id.incarnation.value, j}).second) continue;
       failures.push_back("F4: " + node_name(i) + " holds " + node_name(j) + " (" + m.id.to_string() +
                          ") down, though it never lost more than one link at a time");
     }

@@ -91,7 +91,9 @@ class DetectionAccuracy {
   Excuse everyone_;                    // a big latency spike
   Excuse down_everyone_;               // a partition: anybody may be downed
   std::set<std::pair<std::size_t, std::size_t>> active_cuts_;  // (low, high)
-  std::map<std::tuple<std::size_t, std::uint64_t, std::size_t>, bool> reported_;
+  // Violations already reported, as (observer or 0, incarnation, subject;
+  // subject + 1000 for F3's refutation), so each is reported once.
+  std::set<std::tuple<std::size_t, std::uint64_t, std::size_t>> reported_;
   // Per node: the kernel last seen and its observations_passed then (a
   // rejoin keeps the kernel and its counters; a restart makes a new one).
   std::vector<std::pair<const Kernel*, std::uint64_t>> observations_;

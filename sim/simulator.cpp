@@ -154,6 +154,10 @@ Instant undrifted(Instant local, std::int64_t ppm) {
 Instant Simulator::local_now(std::size_t node) const { return drifted(now_, nodes_.at(node - 1)->clock_ppm); }
 
 const NodeAddress& Simulator::address(std::size_t node) const { return nodes_.at(node - 1)->address; }
+std::size_t Simulator::node_of(const NodeAddress& address) const {
+  const auto it = node_by_address_.find(address);
+  return it == node_by_address_.end() ? 0 : it->second;
+}
 Kernel* Simulator::kernel(std::size_t node) { return nodes_.at(node - 1)->kernel.get(); }
 const Kernel* Simulator::kernel(std::size_t node) const { return nodes_.at(node - 1)->kernel.get(); }
 bool Simulator::alive(std::size_t node) const { return nodes_.at(node - 1)->kernel != nullptr; }
@@ -305,16 +309,14 @@ void Simulator::drain(std::size_t node) {
   Kernel& k = *n.kernel;
   while (auto command = k.poll_command()) {
     if (const auto* connect = std::get_if<ConnectCommand>(&*command)) {
-      const std::uint64_t id = next_connection_++;
-      WEFT_ASSERT(id == connections_.size());
+      const std::uint64_t id = connections_.size();
       connections_.push_back(std::make_unique<Connection>());
       Connection& c = *connections_.back();
       c.dialer = node;
       c.dialer_life = n.life;
       c.dialer_link = connect->link;
       set_connection_of(node, connect->link, id);
-      const auto acceptor = node_by_address_.find(connect->address);
-      c.acceptor = acceptor == node_by_address_.end() ? 0 : acceptor->second;
+      c.acceptor = node_of(connect->address);
       Event event;
       event.at = now_ + latency();
       event.kind = Event::Kind::connect_result;
@@ -518,29 +520,34 @@ std::optional<Duration> Simulator::run_until(const std::function<bool()>& done, 
   return now_ - start;
 }
 
-void Simulator::crash(std::size_t node) {
+void Simulator::stop(std::size_t node, const char* what) {
   Node& n = *nodes_[node - 1];
-  if (!n.kernel) return;
-  trace(node, "CRASH", true);
+  trace(node, what, true);
   // The next life must be newer than any this one reached (a rejoin raises
   // the incarnation in-process), as a restart clock would make it.
   n.incarnation = std::max(n.incarnation, n.kernel->self().incarnation);
   n.kernel.reset();
   ++n.life;
   n.tick_pending = false;
+}
+
+void Simulator::close_connections_of(std::size_t node) {
   for (std::uint64_t id = 1; id < connections_.size(); ++id) {
     Connection* c = connections_[id].get();
     if (c != nullptr && c->open && (c->dialer == node || c->acceptor == node)) close_connection(id, *c, node);
   }
 }
+
+void Simulator::crash(std::size_t node) {
+  if (!nodes_[node - 1]->kernel) return;
+  stop(node, "CRASH");
+  close_connections_of(node);
+}
+
 void Simulator::lose_host(std::size_t node) {
   Node& n = *nodes_[node - 1];
   if (!n.kernel) return;
-  trace(node, "HOST LOST", true);
-  n.incarnation = std::max(n.incarnation, n.kernel->self().incarnation);
-  n.kernel.reset();
-  ++n.life;
-  n.tick_pending = false;
+  stop(node, "HOST LOST");
   n.host_lost = true;  // its connections stay open and unread: nobody is told
 }
 
@@ -551,10 +558,7 @@ void Simulator::restart(std::size_t node) {
     // The rebooted host answers anything on its old connections with a
     // reset: peers learn of the close now.
     n.host_lost = false;
-    for (std::uint64_t id = 1; id < connections_.size(); ++id) {
-      Connection* c = connections_[id].get();
-      if (c != nullptr && c->open && (c->dialer == node || c->acceptor == node)) close_connection(id, *c, node);
-    }
+    close_connections_of(node);
   }
   ++n.life;
   if (n.life > 1) n.incarnation = Incarnation{n.incarnation.value + 1};

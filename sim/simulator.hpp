@@ -77,6 +77,8 @@ class Simulator {
   Instant now() const { return now_; }
   std::size_t size() const { return nodes_.size(); }
   const NodeAddress& address(std::size_t node) const;
+  // The node at `address` (1-based); 0 if none.
+  std::size_t node_of(const NodeAddress& address) const;
   // The node's kernel, or nullptr while it is crashed.
   Kernel* kernel(std::size_t node);
   const Kernel* kernel(std::size_t node) const;
@@ -152,6 +154,8 @@ class Simulator {
   void transmit(std::uint64_t id, Connection& connection, bool from_dialer,
                 std::span<const std::uint8_t> bytes);
   void close_connection(std::uint64_t id, Connection& connection, std::size_t closer);
+  void close_connections_of(std::size_t node);
+  void stop(std::size_t node, const char* what);  // crash() and lose_host(): the process ends
   Connection* find_connection(std::uint64_t id);
   std::uint64_t connection_of(std::size_t node, LinkId link) const;
   void set_connection_of(std::size_t node, LinkId link, std::uint64_t id);
@@ -173,7 +177,6 @@ class Simulator {
   // Indexed by connection id; null once the connection is finished and reaped.
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<std::uint64_t> finished_;  // closed and told: erased by reap()
-  std::uint64_t next_connection_ = 1;
   std::set<std::pair<std::size_t, std::size_t>> cuts_;  // directed (from, to)
   Duration spike_;
   Instant spike_until_;

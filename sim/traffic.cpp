@@ -143,7 +143,8 @@ void TrafficWorkload::ask_tick(const Fault& asks, Instant end) {
     const AskId id = kernel.ask(now, ActorRef{address(asks.nodes[1]), "echo"}, kEcho, body, asks.extra);
     // A completion may already have come (an ask refused at once).
     // Deadlines in virtual time: `now` is the node's own (possibly drifting) clock.
-    asks_.try_emplace({from, lives_[from], id}, PendingAsk{sim_->now() + asks.extra, 0, token});
+    const AskKey key{from, lives_[from], id};
+    if (asks_.try_emplace(key, PendingAsk{sim_->now() + asks.extra, 0, token}).second) open_.insert(key);
   });
   const Instant next = sim_->now() + Duration::nanoseconds(1'000'000'000 / std::max<std::uint32_t>(asks.rate, 1));
   if (next < end) sim_->call_at(next, [this, asks, end] { ask_tick(asks, end); });
@@ -151,9 +152,8 @@ void TrafficWorkload::ask_tick(const Fault& asks, Instant end) {
 
 void TrafficWorkload::on_start(std::size_t node, Kernel& kernel, Instant now) {
   // A new life: the asks of the node's last life died with it.
-  for (auto it = asks_.begin(); it != asks_.end();) {
-    it = std::get<0>(it->first) == node ? asks_.erase(it) : std::next(it);
-  }
+  std::erase_if(asks_, [&](const auto& entry) { return std::get<0>(entry.first) == node; });
+  std::erase_if(open_, [&](const AskKey& key) { return std::get<0>(key) == node; });
   if (node < lives_.size()) ++lives_[node];  // before begin(), every node's first life
   (void)kernel.spawn(now, "flood-src", std::make_unique<FloodSource>(*this, kernel.self().incarnation.value));
   (void)kernel.spawn(now, "flood-sink", std::make_unique<FloodSink>(*this, node));
@@ -164,7 +164,9 @@ void TrafficWorkload::on_event(std::size_t node, const Event& event) {
   const auto* done = std::get_if<AskCompleted>(&event);
   if (done == nullptr || sim_ == nullptr) return;
   ++asks_completed_;
-  PendingAsk& ask = asks_[{node, lives_[node], done->id}];
+  const AskKey key{node, lives_[node], done->id};
+  PendingAsk& ask = asks_[key];
+  open_.erase(key);
   if (done->outcome == AskOutcome::reply && ask.token != 0 &&
       (done->body.size() != 8 || get64(done->body.data()) != ask.token)) {
     violation("S2: ask " + std::to_string(done->id) + " of " + node_name(node) +
@@ -199,14 +201,19 @@ void TrafficWorkload::check(const Simulator& sim, std::vector<std::string>& fail
   }
   // Asks past their deadline (and a tick of slack) that never completed. A
   // paused asker cannot time its asks out: its deadlines move with the pause.
-  for (auto& [key, ask] : asks_) {
-    if (sim.paused(std::get<0>(key)) && ask.completions == 0) ask.deadline = std::max(ask.deadline, sim.now());
-    if (!sim.alive(std::get<0>(key))) continue;  // its asks die with it; on_start forgets them
-    if (ask.completions == 0 && sim.now() > ask.deadline + kAskSlack) {
-      violation("S2: ask " + std::to_string(std::get<2>(key)) + " of " + node_name(std::get<0>(key)) +
-                " has not completed " + std::to_string((sim.now() - ask.deadline).ms()) + " ms after its timeout");
-      ask.completions = 1;  // report once
+  for (auto it = open_.begin(); it != open_.end();) {
+    const auto& [node, life, id] = *it;
+    PendingAsk& ask = asks_.at(*it);
+    if (sim.paused(node)) ask.deadline = std::max(ask.deadline, sim.now());
+    // A dead node's asks die with it; on_start forgets them.
+    if (!sim.alive(node) || sim.now() <= ask.deadline + kAskSlack) {
+      ++it;
+      continue;
     }
+    violation("S2: ask " + std::to_string(id) + " of " + node_name(node) + " has not completed " +
+              std::to_string((sim.now() - ask.deadline).ms()) + " ms after its timeout");
+    ask.completions = 1;  // report once
+    it = open_.erase(it);
   }
   for (std::string& v : violations_) failures.push_back(std::move(v));
   violations_.clear();

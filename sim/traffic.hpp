@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -57,7 +58,11 @@ class TrafficWorkload final : public Workload {
   // (node, life, ask id) -> pending ask; erased when its life ends. A life
   // is one kernel (a rejoin keeps it, with its asks; a restart does not).
   std::vector<std::uint64_t> lives_;
-  std::map<std::tuple<std::size_t, std::uint64_t, AskId>, PendingAsk> asks_;
+  using AskKey = std::tuple<std::size_t, std::uint64_t, AskId>;
+  std::map<AskKey, PendingAsk> asks_;
+  // The keys of asks_ not yet completed: all that check() must look at
+  // (asks_ keeps completed asks, to catch a second completion).
+  std::set<AskKey> open_;
   std::uint64_t sent_ = 0;
   std::uint64_t delivered_ = 0;
   std::uint64_t asks_made_ = 0;
