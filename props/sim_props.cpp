@@ -94,6 +94,9 @@ void expect_found_and_shrunk(Mutations mutations, const char* property) {
   ASSERT_FALSE(passed) << "the defect went unnoticed";
   ASSERT_TRUE(last_failure.has_value() && first.has_value());
   EXPECT_LE(last_failure->scenario.faults.size(), first->faults.size());
+  if (first->faults.size() > 1) {
+    EXPECT_LT(last_failure->scenario.faults.size(), first->faults.size()) << "the schedule was not shrunk";
+  }
   EXPECT_NE(last_failure->message.find(property), std::string::npos) << last_failure->message;
   const sim::RunResult again = sim::run(last_failure->scenario);
   EXPECT_EQ(again.trace_hash, last_failure->trace_hash);

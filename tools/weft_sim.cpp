@@ -11,8 +11,12 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
 
 #include "sim/scenario.hpp"
 #include "tools/sweep_pool.hpp"
@@ -51,6 +55,16 @@ std::string replay_command(const Options& o, std::uint64_t seed) {
          std::to_string(o.chaos_seconds) + flags(o);
 }
 
+// The planted defects sim/ knows, joined by `separator`.
+std::string mutation_list(std::string_view separator) {
+  std::string names;
+  for (std::string_view n : weft::sim::mutation_names()) {
+    if (!names.empty()) names += separator;
+    names += n;
+  }
+  return names;
+}
+
 // The scenario the options name: a file, or one generated from the seed,
 // with the mutations and required marks of the command line added.
 std::optional<Scenario> make_scenario(const Options& o, std::uint64_t seed, std::string& error) {
@@ -74,9 +88,7 @@ std::optional<Scenario> make_scenario(const Options& o, std::uint64_t seed, std:
   }
   for (const std::string& name : o.mutations) {
     if (!weft::sim::set_mutation(scenario.mutations, name)) {
-      std::string names;
-      for (std::string_view n : weft::sim::mutation_names()) names += " " + std::string(n);
-      error = "--mutation " + name + " is not a mutation; choose one of:" + names;
+      error = "--mutation " + name + " is not a mutation; choose one of: " + mutation_list(" ");
       return std::nullopt;
     }
   }
@@ -216,7 +228,7 @@ int sweep(const Options& o) {
       mark_totals[m] += outcome.marks[m];
       if (outcome.marks[m] > 0) ++mark_seeds[m];
     }
-    if (outcome.verdict == 0) {
+    if (outcome.verdict == weft::tools::kVerdictPass) {
       ++passed;
       continue;
     }
@@ -246,9 +258,7 @@ int main(int argc, char** argv) {
     sub->add_option("--chaos,--duration", options.chaos_seconds, "seconds of the chaos phase (the heal follows)")
         ->check(CLI::Range(10, 3600))
         ->capture_default_str();
-    sub->add_option("--mutation", options.mutations,
-                    "plant a defect in every kernel (throttle_off, indirect_probes_off, refutation_off, "
-                    "replies_complete_twice, mailbox_unbounded, control_behind_user, merge_order_dependent, downing_off)");
+    sub->add_option("--mutation", options.mutations, "plant a defect in every kernel (" + mutation_list(", ") + ")");
     sub->add_option("--require", options.required_marks, "fail (exit 30) unless this coverage mark is hit");
   };
   const auto add_run_options = [&](CLI::App* sub) {
