@@ -128,7 +128,7 @@ void baseline_event_queue(benchmark::State& state) {
   for (auto _ : state) {
     std::priority_queue<BareEvent, std::vector<BareEvent>, BareLater> queue;
     std::uint64_t seq = 0;
-    const Instant start = Instant::from_ns(1'000'000'000);
+    const Instant start = weft::sim::Simulator::kStart;
     for (std::size_t i = 0; i < shape.pending + 1; ++i) {
       queue.push(BareEvent{start + Duration::nanoseconds(static_cast<std::int64_t>(prng.below(1'000'000))),
                            seq++, i, 0, static_cast<std::uint32_t>(i % nodes), 0});

@@ -273,7 +273,7 @@ TEST(CounterReplay, ASeedReplaysExactly) {
     // As weft-sim prints it: virtual seconds since the simulator's start (1 s).
     std::printf("timeline (virtual seconds, node, event):\n");
     for (const sim::TraceLine& line : first.result.timeline) {
-      const double at = static_cast<double>((line.at - Instant::from_ns(1'000'000'000)).ns()) / 1e9;
+      const double at = static_cast<double>((line.at - sim::Simulator::kStart).ns()) / 1e9;
       const std::string who = line.node == 0 ? "sim" : "n" + std::to_string(line.node);
       std::printf("  %9.3f  %s  %s\n", at, who.c_str(), line.text.c_str());
     }

@@ -129,7 +129,7 @@ Simulator::~Simulator() = default;
 
 namespace {
 
-const Instant kOrigin = Instant::from_ns(1'000'000'000);  // virtual time at the start
+const Instant kOrigin = Simulator::kStart;
 
 // A drifting clock: elapsed virtual time scaled by (1 + ppm/1e6). It never
 // runs backwards (|ppm| < 1e6), as a kernel's `now` must not.

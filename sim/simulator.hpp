@@ -71,6 +71,10 @@ struct TraceLine {
 
 class Simulator {
  public:
+  // Virtual time when every simulation starts; traces and timelines count
+  // from it.
+  static constexpr Instant kStart = Instant::from_ns(1'000'000'000);
+
   explicit Simulator(SimOptions options);
   ~Simulator();
 
@@ -167,7 +171,7 @@ class Simulator {
 
   SimOptions options_;
   Prng network_prng_;
-  Instant now_ = Instant::from_ns(1'000'000'000);
+  Instant now_ = kStart;
   std::uint64_t next_seq_ = 0;
   std::vector<Event> queue_;  // a heap under Later: the next event at front()
   std::vector<std::function<void()>> calls_;  // actions of pending call events

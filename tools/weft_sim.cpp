@@ -108,7 +108,7 @@ std::optional<Scenario> make_scenario(const Options& o, std::uint64_t seed, std:
 }
 
 double seconds_since_start(weft::Instant at) {
-  return static_cast<double>((at - weft::Instant::from_ns(1'000'000'000)).ns()) / 1e9;
+  return static_cast<double>((at - weft::sim::Simulator::kStart).ns()) / 1e9;
 }
 
 const char* verdict_text(Verdict v, Verdict failing) {
@@ -148,7 +148,7 @@ int run_one(const Options& o, const char* verb) {
       if (c == '"' || c == '\\') text += '\\';
       text += c;
     }
-    trace << "{\"t_ns\":" << (line.at - weft::Instant::from_ns(1'000'000'000)).ns() << ",\"node\":" << line.node
+    trace << "{\"t_ns\":" << (line.at - weft::sim::Simulator::kStart).ns() << ",\"node\":" << line.node
           << ",\"event\":\"" << text << "\"}\n";
   });
 
