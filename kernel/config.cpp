@@ -1,8 +1,8 @@
 #include "kernel/config.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 
 #include "kernel/wire/handshake.hpp"
 #include "kernel/wire/refs.hpp"
@@ -97,8 +97,14 @@ std::vector<std::string> Config::validate() const {
 std::string Config::to_string() const {
   std::string seeds_text;
   for (const NodeAddress& seed : seeds) seeds_text += (seeds_text.empty() ? "" : ",") + seed.to_string();
-  char phi_text[32];
-  std::snprintf(phi_text, sizeof phi_text, "%.3f", phi_threshold);
+  // to_chars, not printf: the text must not follow the process's locale. A
+  // threshold too large for fixed notation here (never a valid one) falls
+  // back to the shortest form, which always fits.
+  char phi_buffer[32];
+  auto [phi_end, phi_error] =
+      std::to_chars(phi_buffer, phi_buffer + sizeof phi_buffer, phi_threshold, std::chars_format::fixed, 3);
+  if (phi_error != std::errc{}) phi_end = std::to_chars(phi_buffer, phi_buffer + sizeof phi_buffer, phi_threshold).ptr;
+  const std::string phi_text(phi_buffer, phi_end);
   const auto line = [](const char* key, const std::string& value) {
     return std::string(key) + " = " + value + "\n";
   };
