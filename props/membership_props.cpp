@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "catches.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
 
@@ -184,8 +185,8 @@ void merge_is_commutative(TableMerge<Table> merge, rc::Gen<Table> gen) {
   const Table b = *gen;
   const Table ab = merge(a, b);
   const Table ba = merge(b, a);
-  RC_ASSERT(ab == ba);
-  RC_ASSERT(ab.digest() == ba.digest());
+  PROP_ASSERT("M1", ab == ba);
+  PROP_ASSERT("M1", ab.digest() == ba.digest());
 }
 
 template <class Table>
@@ -193,17 +194,17 @@ void merge_is_associative(TableMerge<Table> merge, rc::Gen<Table> gen) {
   const Table a = *gen;
   const Table b = *gen;
   const Table c = *gen;
-  RC_ASSERT(merge(merge(a, b), c) == merge(a, merge(b, c)));
+  PROP_ASSERT("M1", merge(merge(a, b), c) == merge(a, merge(b, c)));
 }
 
 template <class Table>
 void merge_is_idempotent(TableMerge<Table> merge, rc::Gen<Table> gen) {
   const Table a = *gen;
   const Table b = *gen;
-  RC_ASSERT(merge(a, a) == a);
+  PROP_ASSERT("M1", merge(a, a) == a);
   const Table ab = merge(a, b);
-  RC_ASSERT(merge(ab, b) == ab);  // old news changes nothing
-  RC_ASSERT(merge(ab, a) == ab);
+  PROP_ASSERT("M1", merge(ab, b) == ab);  // old news changes nothing
+  PROP_ASSERT("M1", merge(ab, a) == ab);
 }
 
 RC_GTEST_PROP(M1MemberTable, MergeIsCommutative, ()) {
@@ -228,9 +229,9 @@ RC_GTEST_PROP(M1MemberTable, TableMergeEqualsRecordMergesAndReportsChange, ()) {
   MemberTable one_by_one = a;
   bool any = false;
   for (const Member& m : b.members()) any = one_by_one.merge(m) || any;
-  RC_ASSERT(whole == one_by_one);
-  RC_ASSERT(changed == (whole != a));
-  RC_ASSERT(any == changed);
+  PROP_ASSERT("M1", whole == one_by_one);
+  PROP_ASSERT("M1", changed == (whole != a));
+  PROP_ASSERT("M1", any == changed);
 }
 
 RC_GTEST_PROP(M1Reachability, MergeIsCommutative, ()) {
@@ -250,29 +251,29 @@ RC_GTEST_PROP(M1Reachability, MergeReportsChangeAndKeepsTheHigherVersion, ()) {
   const ReachabilityTable b = *gen_reachability_table();
   ReachabilityTable merged = a;
   const bool changed = merged.merge(b);
-  RC_ASSERT(changed == (merged != a));
+  PROP_ASSERT("M1", changed == (merged != a));
   for (const ReachabilityRow& r : b.rows()) {
     const ReachabilityRow* kept = merged.row(r.observer);
-    RC_ASSERT(kept != nullptr);
-    RC_ASSERT(kept->version >= r.version);
+    PROP_ASSERT("M1", kept != nullptr);
+    PROP_ASSERT("M1", kept->version >= r.version);
   }
-  for (const ReachabilityRow& r : a.rows()) RC_ASSERT(merged.row(r.observer)->version >= r.version);
+  for (const ReachabilityRow& r : a.rows()) PROP_ASSERT("M1", merged.row(r.observer)->version >= r.version);
 }
 
 TEST(M1Catches, LastWriterWinsMergeIsNotCommutative) {
-  EXPECT_FALSE(rc::check("commutativity of a last-writer-wins member merge", [] {
+  EXPECT_TRUE(fails_as("M1", "commutativity of a last-writer-wins member merge", [] {
     merge_is_commutative<MemberTable>(last_writer_wins_merge, gen_member_table());
   }));
 }
 
 TEST(M1Catches, LastWriterWinsMergeIsNotIdempotentOnOldNews) {
-  EXPECT_FALSE(rc::check("idempotence of a last-writer-wins member merge", [] {
+  EXPECT_TRUE(fails_as("M1", "idempotence of a last-writer-wins member merge", [] {
     merge_is_idempotent<MemberTable>(last_writer_wins_merge, gen_member_table());
   }));
 }
 
 TEST(M1Catches, RowMergeWithoutContentTieBreakIsNotCommutative) {
-  EXPECT_FALSE(rc::check("commutativity of a first-row-wins reachability merge", [] {
+  EXPECT_TRUE(fails_as("M1", "commutativity of a first-row-wins reachability merge", [] {
     merge_is_commutative<ReachabilityTable>(first_row_wins_merge, gen_reachability_table());
   }));
 }
@@ -288,8 +289,8 @@ void records_never_move_backwards(TableMerge<MemberTable> merge) {
     const MemberTable next = merge(state, incoming);
     for (const Member& before : state.members()) {
       const Member* after = next.find(before.address());
-      RC_ASSERT(after != nullptr);  // nobody is forgotten by a merge
-      RC_ASSERT(progress(*after) >= progress(before));
+      PROP_ASSERT("M2", after != nullptr);  // nobody is forgotten by a merge
+      PROP_ASSERT("M2", progress(*after) >= progress(before));
     }
     state = next;
   }
@@ -300,13 +301,13 @@ RC_GTEST_PROP(M2MemberTable, RecordsNeverMoveBackwards, ()) {
 }
 
 TEST(M2Catches, IncarnationBlindMerge) {
-  EXPECT_FALSE(rc::check("monotonicity of an incarnation-blind member merge",
-                         [] { records_never_move_backwards(incarnation_blind_merge); }));
+  EXPECT_TRUE(fails_as("M2", "monotonicity of an incarnation-blind member merge",
+                       [] { records_never_move_backwards(incarnation_blind_merge); }));
 }
 
 TEST(M2Catches, LastWriterWinsMerge) {
-  EXPECT_FALSE(rc::check("monotonicity of a last-writer-wins member merge",
-                         [] { records_never_move_backwards(last_writer_wins_merge); }));
+  EXPECT_TRUE(fails_as("M2", "monotonicity of a last-writer-wins member merge",
+                       [] { records_never_move_backwards(last_writer_wins_merge); }));
 }
 
 // --- Model-based: MemberTable against std::map with max semantics.
@@ -339,24 +340,24 @@ struct TableUnderTest {
 };
 
 void expect_matches_model(const Model& model, const MemberTable& table) {
-  RC_ASSERT(table.size() == model.size());
-  RC_ASSERT(table.empty() == model.empty());
+  PROP_ASSERT("MODEL", table.size() == model.size());
+  PROP_ASSERT("MODEL", table.empty() == model.empty());
   auto it = model.begin();
   for (const Member& m : table.members()) {  // same records, same order
-    RC_ASSERT(m == it->second);
+    PROP_ASSERT("MODEL", m == it->second);
     ++it;
   }
   for (const NodeAddress& address : address_pool()) {
     const Member* found = table.find(address);
     const auto expected = model.find(address);
     if (expected == model.end()) {
-      RC_ASSERT(found == nullptr);
+      PROP_ASSERT("MODEL", found == nullptr);
     } else {
-      RC_ASSERT(found != nullptr);
-      RC_ASSERT(*found == expected->second);
+      PROP_ASSERT("MODEL", found != nullptr);
+      PROP_ASSERT("MODEL", *found == expected->second);
     }
   }
-  RC_ASSERT(table.find(NodeAddress{"not-in-the-pool", 1}) == nullptr);
+  PROP_ASSERT("MODEL", table.find(NodeAddress{"not-in-the-pool", 1}) == nullptr);
 }
 
 struct MergeRecord : rc::state::Command<Model, TableUnderTest> {
@@ -366,7 +367,7 @@ struct MergeRecord : rc::state::Command<Model, TableUnderTest> {
   void run(const Model& model, TableUnderTest& sut) const override {
     Model next = model;
     const bool model_changed = model_merge(next, record);
-    RC_ASSERT(sut.merge(record) == model_changed);
+    PROP_ASSERT("MODEL", sut.merge(record) == model_changed);
     expect_matches_model(next, sut.table);
   }
   void show(std::ostream& os) const override { os << "merge record " << record; }
@@ -383,7 +384,7 @@ struct MergeTable : rc::state::Command<Model, TableUnderTest> {
   void run(const Model& model, TableUnderTest& sut) const override {
     Model next = model;
     apply(next);
-    RC_ASSERT(sut.table.merge(table_of(records)) == (next != model));
+    PROP_ASSERT("MODEL", sut.table.merge(table_of(records)) == (next != model));
     expect_matches_model(next, sut.table);
   }
   void show(std::ostream& os) const override {
@@ -401,7 +402,7 @@ struct PruneRemoved : rc::state::Command<Model, TableUnderTest> {
     apply(next);
     const std::size_t dropped =
         sut.table.prune([](const Member& m) { return m.status == MemberStatus::removed; });
-    RC_ASSERT(dropped == model.size() - next.size());
+    PROP_ASSERT("MODEL", dropped == model.size() - next.size());
     expect_matches_model(next, sut.table);
   }
   void show(std::ostream& os) const override { os << "prune removed"; }
@@ -416,8 +417,8 @@ void member_table_follows_the_model(bool last_writer_wins) {
 RC_GTEST_PROP(MemberTableModel, FollowsAMapWithMaxSemantics, ()) { member_table_follows_the_model(false); }
 
 TEST(MemberTableModelCatches, LastWriterWinsRecordMerge) {
-  EXPECT_FALSE(rc::check("member table with a last-writer-wins record merge against the model",
-                         [] { member_table_follows_the_model(true); }));
+  EXPECT_TRUE(fails_as("MODEL", "member table with a last-writer-wins record merge against the model",
+                       [] { member_table_follows_the_model(true); }));
 }
 
 }  // namespace

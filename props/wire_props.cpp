@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "catches.hpp"
 #include "generators.hpp"
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/message.hpp"
@@ -56,8 +57,8 @@ void envelope_round_trips() {
   const wire::Envelope original = owned.view();
   const ByteVector payload = Codec::encode(original);
   const wire::Decoded<wire::Envelope> decoded = Codec::decode(payload);
-  RC_ASSERT(decoded.ok());
-  RC_ASSERT(decoded.value == original);
+  PROP_ASSERT("W1", decoded.ok());
+  PROP_ASSERT("W1", decoded.value == original);
 }
 
 RC_GTEST_PROP(W1RoundTrip, Envelope, ()) { envelope_round_trips<RealEnvelopeCodec>(); }
@@ -65,10 +66,10 @@ RC_GTEST_PROP(W1RoundTrip, Envelope, ()) { envelope_round_trips<RealEnvelopeCode
 RC_GTEST_PROP(W1RoundTrip, Hello, ()) {
   const OwnedHello owned = *gen_hello();
   const ByteVector payload = payload_of(owned.view());
-  RC_ASSERT(payload.size() == wire::encoded_size(owned.view()));
+  PROP_ASSERT("W1", payload.size() == wire::encoded_size(owned.view()));
   const wire::Decoded<wire::Hello> decoded = wire::decode_hello(payload);
-  RC_ASSERT(decoded.ok());
-  RC_ASSERT(decoded.value == owned.view());
+  PROP_ASSERT("W1", decoded.ok());
+  PROP_ASSERT("W1", decoded.value == owned.view());
 }
 
 RC_GTEST_PROP(W1RoundTrip, AnyMessageThroughDecodeMessage, ()) {
@@ -77,11 +78,11 @@ RC_GTEST_PROP(W1RoundTrip, AnyMessageThroughDecodeMessage, ()) {
   const OwnedEnvelope e = *gen_envelope();
   const ByteVector payload = hello ? payload_of(h.view()) : payload_of(e.view());
   const wire::Decoded<wire::Message> decoded = wire::decode_message(payload);
-  RC_ASSERT(decoded.ok());
+  PROP_ASSERT("W1", decoded.ok());
   if (hello) {
-    RC_ASSERT(std::get<wire::Hello>(decoded.value) == h.view());
+    PROP_ASSERT("W1", std::get<wire::Hello>(decoded.value) == h.view());
   } else {
-    RC_ASSERT(std::get<wire::Envelope>(decoded.value) == e.view());
+    PROP_ASSERT("W1", std::get<wire::Envelope>(decoded.value) == e.view());
   }
 }
 
@@ -116,8 +117,8 @@ template <class T>
 void control_round_trips(const T& original) {
   const ByteVector payload = payload_of(original);
   const wire::Decoded<wire::Message> decoded = wire::decode_message(payload);
-  RC_ASSERT(decoded.ok());
-  RC_ASSERT(std::get<T>(decoded.value) == original);
+  PROP_ASSERT("W1", decoded.ok());
+  PROP_ASSERT("W1", std::get<T>(decoded.value) == original);
 }
 
 RC_GTEST_PROP(W1RoundTrip, ControlMessages, ()) {
@@ -137,25 +138,25 @@ RC_GTEST_PROP(W1RoundTrip, ControlMessages, ()) {
 
 // Broken on purpose: gossip that loses the last member of the table.
 TEST(W1RoundTripCatches, GossipStateLosingItsLastMember) {
-  EXPECT_FALSE(rc::check("gossip through an encoder that drops a member", [] {
+  EXPECT_TRUE(fails_as("W1", "gossip through an encoder that drops a member", [] {
     const wire::GossipState original = gen_gossip_state();
     wire::GossipState sent = original;
     if (!sent.members.empty()) sent.members.pop_back();
     const ByteVector payload = payload_of(sent);
     const wire::Decoded<wire::GossipState> decoded = wire::decode_gossip_state(payload);
-    RC_ASSERT(decoded.ok());
-    RC_ASSERT(decoded.value == original);
+    PROP_ASSERT("W1", decoded.ok());
+    PROP_ASSERT("W1", decoded.value == original);
   }));
 }
 
 TEST(W1RoundTripCatches, CorrelationIdTruncatedToThirtyTwoBits) {
-  EXPECT_FALSE(rc::check("round trip through a codec that truncates correlation ids",
-                         [] { envelope_round_trips<CorrelationTruncatingCodec>(); }));
+  EXPECT_TRUE(fails_as("W1", "round trip through a codec that truncates correlation ids",
+                       [] { envelope_round_trips<CorrelationTruncatingCodec>(); }));
 }
 
 TEST(W1RoundTripCatches, BodyClippedAtTwoHundredFiftyFiveBytes) {
-  EXPECT_FALSE(rc::check("round trip through a decoder that clips bodies",
-                         [] { envelope_round_trips<BodyClippingCodec>(); }));
+  EXPECT_TRUE(fails_as("W1", "round trip through a decoder that clips bodies",
+                       [] { envelope_round_trips<BodyClippingCodec>(); }));
 }
 
 // --- Frame stream: any split of a stream into reads yields the same frames.
@@ -199,7 +200,7 @@ std::vector<ByteVector> decode_in_reads(const StreamCase& c, bool forget_between
     const wire::WireError e = decoder.feed(wire::Bytes(c.stream.data() + at, end - at), [&](wire::Bytes p) {
       frames.emplace_back(p.begin(), p.end());
     });
-    RC_ASSERT(e == wire::WireError::none);
+    PROP_ASSERT("FRAME", e == wire::WireError::none);
     at = end;
   }
   return frames;
@@ -207,13 +208,13 @@ std::vector<ByteVector> decode_in_reads(const StreamCase& c, bool forget_between
 
 RC_GTEST_PROP(FrameStream, AnySplitYieldsTheSameFrames, ()) {
   const StreamCase c = gen_stream_case();
-  RC_ASSERT(decode_in_reads(c, false) == c.payloads);
+  PROP_ASSERT("FRAME", decode_in_reads(c, false) == c.payloads);
 }
 
 TEST(FrameStreamCatches, DecoderThatForgetsPartialFrames) {
-  EXPECT_FALSE(rc::check("frames through a decoder that drops partial frames between reads", [] {
+  EXPECT_TRUE(fails_as("FRAME", "frames through a decoder that drops partial frames between reads", [] {
     const StreamCase c = gen_stream_case();
-    RC_ASSERT(decode_in_reads(c, true) == c.payloads);
+    PROP_ASSERT("FRAME", decode_in_reads(c, true) == c.payloads);
   }));
 }
 
@@ -234,8 +235,8 @@ RC_GTEST_PROP(W2Containment, CorruptedEnvelopesDecodeToErrorsOrStableValues, ())
   if (!decoded.ok()) return;
   const ByteVector again = std::visit([](const auto& m) { return payload_of(m); }, decoded.value);
   const wire::Decoded<wire::Message> redecoded = wire::decode_message(again);
-  RC_ASSERT(redecoded.ok());
-  RC_ASSERT(redecoded.value == decoded.value);
+  PROP_ASSERT("W2", redecoded.ok());
+  PROP_ASSERT("W2", redecoded.value == decoded.value);
 }
 
 RC_GTEST_PROP(W2Containment, ArbitraryBytesNeverCrashTheDecoders, (const ByteVector& bytes)) {
@@ -244,10 +245,10 @@ RC_GTEST_PROP(W2Containment, ArbitraryBytesNeverCrashTheDecoders, (const ByteVec
   const wire::Decoded<wire::Hello> hello = wire::decode_hello(bytes);
   // The specific decoders agree with the generic one about validity.
   if (decoded.ok()) {
-    RC_ASSERT(envelope.ok() == std::holds_alternative<wire::Envelope>(decoded.value));
-    RC_ASSERT(hello.ok() == std::holds_alternative<wire::Hello>(decoded.value));
+    PROP_ASSERT("W2", envelope.ok() == std::holds_alternative<wire::Envelope>(decoded.value));
+    PROP_ASSERT("W2", hello.ok() == std::holds_alternative<wire::Hello>(decoded.value));
   }
-  if (envelope.ok() || hello.ok()) RC_ASSERT(decoded.ok());
+  if (envelope.ok() || hello.ok()) PROP_ASSERT("W2", decoded.ok());
 }
 
 }  // namespace
