@@ -1,12 +1,15 @@
-// F5 for the LivenessThrottle over random frame arrivals, and two
-// properties of the PhiDetector over random heartbeat histories: phi never
-// falls as silence grows, and a peer heartbeating on time is never suspected.
+// F5 for the LivenessThrottle over random frame arrivals, and properties of
+// the PhiDetector over random heartbeat histories: phi never falls as
+// silence grows (PHI-MONOTONE), and a peer heartbeating on time is not
+// suspected at its heartbeats (PHI-ON-TIME) nor, with Akka's pause, up to one
+// interval after them (PHI-ON-TIME-INTERVAL).
 //
 // The F5 guarantees, for one peer and window w:
-//   (a) passed observations are at least w apart;
-//   (b) every frame at t has a passed observation in (t - w, t].
-// Each property takes the throttle (or the phi function) as a parameter, so
-// it is also aimed at broken variants defined here and shown to fail.
+//   (a) passed observations are at least w apart (F5a);
+//   (b) every frame at t has a passed observation in (t - w, t] (F5b).
+// Each property takes the throttle (or the phi function, or the verdict) as
+// a parameter, so it is also aimed at broken variants defined here and shown
+// to fail as that property (props/catches.hpp).
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -17,6 +20,7 @@
 #include <functional>
 #include <vector>
 
+#include "catches.hpp"
 #include "kernel/detection/liveness_throttle.hpp"
 #include "kernel/detection/phi_detector.hpp"
 
@@ -109,7 +113,7 @@ void observations_are_a_window_apart(const Throttle& throttle) {
   RC_ASSERT(passed.size() == frames.size());
   const std::vector<Instant> observations = passed_observations(frames, passed);
   for (std::size_t i = 1; i < observations.size(); ++i) {
-    RC_ASSERT(observations[i] - observations[i - 1] >= kWindow);
+    PROP_ASSERT("F5a", observations[i] - observations[i - 1] >= kWindow);
   }
 }
 
@@ -127,8 +131,8 @@ void every_frame_is_covered_within_a_window(const Throttle& throttle) {
       latest = observations[next++];
       have_latest = true;
     }
-    RC_ASSERT(have_latest);
-    RC_ASSERT(t - latest < kWindow);
+    PROP_ASSERT("F5b", have_latest);
+    PROP_ASSERT("F5b", t - latest < kWindow);
   }
 }
 
@@ -149,24 +153,24 @@ RC_GTEST_PROP(F5LivenessThrottle, PassesExactlyByTheRuleForAnyWindow, ()) {
   Instant last;
   for (const Instant t : gen_arrivals()) {
     const bool expected = !any || last <= t - window;
-    RC_ASSERT(throttle.observe(t) == expected);
+    PROP_ASSERT("F5-RULE", throttle.observe(t) == expected);
     if (expected) {
       any = true;
       last = t;
     }
-    RC_ASSERT(throttle.has_passed());
-    RC_ASSERT(throttle.last_passed() == last);
+    PROP_ASSERT("F5-RULE", throttle.has_passed());
+    PROP_ASSERT("F5-RULE", throttle.last_passed() == last);
   }
 }
 
 TEST(F5Catches, PassEverythingBreaksTheSpacing) {
-  EXPECT_FALSE(rc::check("(a) for a throttle that passes everything",
-                         [] { observations_are_a_window_apart(pass_everything); }));
+  EXPECT_TRUE(fails_as("F5a", "(a) for a throttle that passes everything",
+                       [] { observations_are_a_window_apart(pass_everything); }));
 }
 
 TEST(F5Catches, AlignedBucketsBreakTheSpacing) {
-  EXPECT_FALSE(rc::check("(a) for epoch-aligned 50 ms buckets",
-                         [] { observations_are_a_window_apart(aligned_buckets); }));
+  EXPECT_TRUE(fails_as("F5a", "(a) for epoch-aligned 50 ms buckets",
+                       [] { observations_are_a_window_apart(aligned_buckets); }));
 }
 
 // Why the buckets are caught by (a) and not (b): the first frame of a
@@ -177,8 +181,8 @@ TEST(F5Catches, AlignedBucketsStillCoverEveryFrame) {
 }
 
 TEST(F5Catches, OnePerHundredMillisecondsBreaksTheCoverage) {
-  EXPECT_FALSE(rc::check("(b) for a throttle passing one per 100 ms",
-                         [] { every_frame_is_covered_within_a_window(one_per_hundred_ms); }));
+  EXPECT_TRUE(fails_as("F5b", "(b) for a throttle passing one per 100 ms",
+                       [] { every_frame_is_covered_within_a_window(one_per_hundred_ms); }));
 }
 
 TEST(F5Catches, OnePerHundredMillisecondsStillKeepsTheSpacing) {
@@ -241,8 +245,8 @@ void phi_is_monotone_in_elapsed_time(PhiFunction phi) {
   double previous = phi(d, p, last);
   for (const std::int64_t ns : elapsed) {
     const double now = phi(d, p, last + Duration::nanoseconds(ns));
-    RC_ASSERT(!std::isnan(now));
-    RC_ASSERT(now >= previous);
+    PROP_ASSERT("PHI-MONOTONE", !std::isnan(now));
+    PROP_ASSERT("PHI-MONOTONE", now >= previous);
     previous = now;
   }
 }
@@ -257,11 +261,11 @@ void on_time_peer_is_not_suspected_at_its_heartbeat(PhiFunction phi) {
   const auto intervals = *rc::gen::container<std::vector<std::int64_t>>(
       rc::gen::inRange<std::int64_t>(0, heartbeat_interval.ns() + 1));
   d.heartbeat(t);
-  RC_ASSERT(phi(d, p, t) < p.threshold);
+  PROP_ASSERT("PHI-ON-TIME", phi(d, p, t) < p.threshold);
   for (const std::int64_t ns : intervals) {
     t += Duration::nanoseconds(ns);
     d.heartbeat(t);
-    RC_ASSERT(phi(d, p, t) < p.threshold);
+    PROP_ASSERT("PHI-ON-TIME", phi(d, p, t) < p.threshold);
   }
 }
 
@@ -271,10 +275,38 @@ RC_GTEST_PROP(PhiDetectorProps, OnTimePeerIsBelowThresholdRightAfterItsHeartbeat
   on_time_peer_is_not_suspected_at_its_heartbeat(real_phi);
 }
 
+// Whether a peer is judged available at `now`: the detector's own verdict,
+// or a broken one computed from the detector's public state. The detector
+// itself still learns by its own verdict, so a broken verdict is caught by
+// what it says, not by what the window learns.
+using Verdict = bool (*)(const PhiDetector&, const PhiParameters&, Instant);
+
+bool real_verdict(const PhiDetector& d, const PhiParameters&, Instant now) { return d.available(now); }
+
+// Broken on purpose: phi without acceptable_pause in the mean, so a peer
+// is judged against its bare intervals. Right after a heartbeat it is as
+// unsuspected as ever (PHI-ON-TIME holds); a peer whose recent intervals
+// were short is suspected before its next on-time heartbeat.
+double pause_blind_phi(const PhiDetector& d, const PhiParameters& p, Instant now) {
+  const double elapsed = static_cast<double>((now - d.last_heartbeat()).ns());
+  const double sigma = std::max(d.std_deviation_ns(), static_cast<double>(p.min_std_deviation.ns()));
+  return PhiDetector::phi_of(elapsed, d.mean_ns(), sigma);
+}
+
+bool pause_blind_verdict(const PhiDetector& d, const PhiParameters& p, Instant now) {
+  return pause_blind_phi(d, p, now) < p.threshold;
+}
+
+bool two_sided_verdict(const PhiDetector& d, const PhiParameters& p, Instant now) {
+  return two_sided_phi(d, p, now) < p.threshold;
+}
+
 // Stronger, with Akka's shape (acceptable pause >= heartbeat interval): an
 // on-time peer is not suspected at any point up to one interval after its
-// last heartbeat, so every on-time interval is learnt.
-RC_GTEST_PROP(PhiDetectorProps, OnTimePeerIsNotSuspectedWithinOneInterval, ()) {
+// last heartbeat, so every on-time interval is learnt. Checking one interval
+// after each heartbeat suffices for the real detector, whose phi only grows
+// with silence (PHI-MONOTONE).
+void on_time_peer_is_not_suspected_within_one_interval(Verdict available) {
   PhiParameters p = gen_parameters();
   const Duration heartbeat_interval = p.first_heartbeat_estimate;
   if (p.acceptable_pause < heartbeat_interval) p.acceptable_pause = heartbeat_interval;
@@ -285,22 +317,44 @@ RC_GTEST_PROP(PhiDetectorProps, OnTimePeerIsNotSuspectedWithinOneInterval, ()) {
       rc::gen::inRange<std::int64_t>(0, heartbeat_interval.ns() + 1));
   std::uint32_t expected_samples = 2;
   for (const std::int64_t ns : intervals) {
-    RC_ASSERT(d.available(t + heartbeat_interval));
+    PROP_ASSERT("PHI-ON-TIME-INTERVAL", available(d, p, t + heartbeat_interval));
     t += Duration::nanoseconds(ns);
     d.heartbeat(t);
     expected_samples = std::min(expected_samples + 1, p.max_sample_size);
-    RC_ASSERT(d.sample_count() == expected_samples);
+    PROP_ASSERT("PHI-ON-TIME-INTERVAL", d.sample_count() == expected_samples);
   }
+  PROP_ASSERT("PHI-ON-TIME-INTERVAL", available(d, p, t + heartbeat_interval));
+}
+
+RC_GTEST_PROP(PhiDetectorProps, OnTimePeerIsNotSuspectedWithinOneInterval, ()) {
+  on_time_peer_is_not_suspected_within_one_interval(real_verdict);
 }
 
 TEST(PhiDetectorPropsCatch, TwoSidedTailIsNotMonotone) {
-  EXPECT_FALSE(rc::check("monotonicity of a two-sided phi",
-                         [] { phi_is_monotone_in_elapsed_time(two_sided_phi); }));
+  EXPECT_TRUE(fails_as("PHI-MONOTONE", "monotonicity of a two-sided phi",
+                       [] { phi_is_monotone_in_elapsed_time(two_sided_phi); }));
 }
 
 TEST(PhiDetectorPropsCatch, TwoSidedTailSuspectsAnOnTimePeer) {
-  EXPECT_FALSE(rc::check("an on-time peer under a two-sided phi",
-                         [] { on_time_peer_is_not_suspected_at_its_heartbeat(two_sided_phi); }));
+  EXPECT_TRUE(fails_as("PHI-ON-TIME", "an on-time peer under a two-sided phi",
+                       [] { on_time_peer_is_not_suspected_at_its_heartbeat(two_sided_phi); }));
+}
+
+TEST(PhiDetectorPropsCatch, PauseBlindPhiSuspectsAnOnTimePeerWithinOneInterval) {
+  EXPECT_TRUE(fails_as("PHI-ON-TIME-INTERVAL", "an on-time peer under a phi that ignores acceptable_pause",
+                       [] { on_time_peer_is_not_suspected_within_one_interval(pause_blind_verdict); }));
+}
+
+// Why the interval property exists: judged only at its heartbeats, the
+// pause-blind phi looks fine (elapsed 0 is below any mean, phi <= log10 2).
+TEST(PhiDetectorPropsCatch, PauseBlindPhiStillPassesAtTheHeartbeat) {
+  EXPECT_TRUE(rc::check("an on-time peer at its heartbeats under a phi that ignores acceptable_pause",
+                        [] { on_time_peer_is_not_suspected_at_its_heartbeat(pause_blind_phi); }));
+}
+
+TEST(PhiDetectorPropsCatch, TwoSidedTailSuspectsAnOnTimePeerWithinOneInterval) {
+  EXPECT_TRUE(fails_as("PHI-ON-TIME-INTERVAL", "an on-time peer within one interval under a two-sided phi",
+                       [] { on_time_peer_is_not_suspected_within_one_interval(two_sided_verdict); }));
 }
 
 }  // namespace
