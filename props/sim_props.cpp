@@ -3,7 +3,9 @@
 // from a seed, as `weft-sim sweep` does, and on failure shrinks its fault
 // schedule: first halves of the faults, then single faults, are dropped
 // while the run still fails. The failure message is the replay command of a
-// scenario file holding the smallest failing schedule, plus its text.
+// scenario file holding the smallest failing schedule, plus its text. It
+// starts with the first failure line, so it names the property that failed
+// ("F5: n3's detectors ..."), which is what the catch tests check.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "catches.hpp"
 #include "sim/scenario.hpp"
 
 namespace weft::props {
@@ -77,30 +80,31 @@ std::optional<std::string> check(const Scenario& s) {
 
 RC_GTEST_PROP(SimProps, GeneratedScenariosKeepEveryProperty, ()) {
   const Scenario s = *scenarios(Mutations{});
-  if (const auto failure = check(s)) RC_FAIL(*failure);
+  if (const auto failure = check(s)) prop_fail(*failure);
 }
 
-// The planted defect is found, shrunk to a smaller schedule, and the
-// shrunk scenario replays to the same failure and the same trace hash (D2).
-void expect_found_and_shrunk(Mutations mutations, const char* property) {
+// The planted defect is found by the checker `property` (the shrunk run's
+// first failure line starts "property: "), shrunk to a smaller schedule, and
+// the shrunk scenario replays to the same failure and the same trace hash
+// (D2). Another checker failing first, or sim::run throwing, is not a catch.
+void expect_found_and_shrunk(Mutations mutations, const std::string& property) {
   last_failure.reset();
   std::optional<Scenario> first;
-  const bool passed = rc::check("a defective kernel keeps every property", [&] {
+  ASSERT_TRUE(fails_as(property, "a defective kernel keeps every property", [&] {
     const Scenario s = *scenarios(mutations);
     const auto failure = check(s);
     if (failure && !first) first = s;
-    if (failure) RC_FAIL(*failure);
-  });
-  ASSERT_FALSE(passed) << "the defect went unnoticed";
+    if (failure) prop_fail(*failure);
+  }));
   ASSERT_TRUE(last_failure.has_value() && first.has_value());
   EXPECT_LE(last_failure->scenario.faults.size(), first->faults.size());
   if (first->faults.size() > 1) {
     EXPECT_LT(last_failure->scenario.faults.size(), first->faults.size()) << "the schedule was not shrunk";
   }
-  EXPECT_NE(last_failure->message.find(property), std::string::npos) << last_failure->message;
   const sim::RunResult again = sim::run(last_failure->scenario);
   EXPECT_EQ(again.trace_hash, last_failure->trace_hash);
   ASSERT_FALSE(again.failures.empty());
+  EXPECT_EQ(again.failures.front().rfind(property + ": ", 0), 0u) << again.failures.front();
   EXPECT_EQ(again.failures.front() + "\n", last_failure->message.substr(0, again.failures.front().size() + 1));
   std::printf("shrunk from %zu faults to %zu:\n%s\n", first->faults.size(), last_failure->scenario.faults.size(),
               last_failure->message.c_str());
