@@ -17,9 +17,10 @@
 //   exception is a defect of the variant or the harness, not a catch, even
 //   if the search later also finds a real violation.
 //
-// It uses rapidcheck's detail API (CaseResult, checkTestable, FailureResult)
-// as Debian's librapidcheck 0~1033 ships it; RC_ASSERT itself expands to the
-// same calls, so a change there breaks the build, not the checks.
+// It uses rapidcheck's detail API (CaseResult, RC_INTERNAL_CAPTURE,
+// checkTestable, FailureResult) as Debian's librapidcheck 0~1033 ships it:
+// RC_ASSERT and rc::check are built on the same names, so a change there
+// breaks the build rather than silently weakening the checks.
 #pragma once
 
 #include <gtest/gtest.h>
