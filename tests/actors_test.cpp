@@ -46,13 +46,13 @@ TEST(Mailbox, DropOldestHandsBackTheDroppedMessage) {
   EXPECT_EQ(box.push(message(3, "three"), &dropped), PushResult::dropped_oldest);
   EXPECT_EQ(dropped.type_tag(), 1u);
   EXPECT_EQ(body_of(dropped), "one");
-  EXPECT_EQ(box.size(), 2u);
+  ASSERT_EQ(box.size(), 2u);
   EXPECT_EQ(box.front().type_tag(), 2u);
 }
 
 TEST(Mailbox, SlotViewsCarryTheSenderAndBody) {
   Mailbox box(4, MailboxOverflow::reject_new);
-  box.push(message(9, "payload", "producer-7"));
+  ASSERT_EQ(box.push(message(9, "payload", "producer-7")), PushResult::queued);
   const Delivery d = box.front().view();
   EXPECT_EQ(d.sender.host, "10.0.0.2");
   EXPECT_EQ(d.sender.port, 7000);
@@ -81,7 +81,7 @@ TEST(Mailbox, WrapsAroundAndGrowsInOrder) {
 
 TEST(Mailbox, EmptySenderAndBody) {
   Mailbox box(1, MailboxOverflow::reject_new);
-  box.push(Delivery{DeliveryKind::tell, {}, 0, 0, {}});
+  ASSERT_EQ(box.push(Delivery{DeliveryKind::tell, {}, 0, 0, {}}), PushResult::queued);
   const Delivery d = box.front().view();
   EXPECT_TRUE(d.sender.empty());
   EXPECT_TRUE(d.body.empty());
