@@ -10,7 +10,14 @@ FrameDecoder::FrameDecoder(std::uint32_t max_frame_bytes) : max_frame_bytes_(max
 
 WireError FrameDecoder::check_length(std::uint32_t length) const {
   if (length == 0) return WireError::frame_empty;
+#ifdef WEFT_PLANTED_FRAME_BUG
+  // Planted defect, compiled only into tests/fuzz's fuzz_finds_planted_*
+  // binaries: the check sees the low 24 bits of the length, so a header with
+  // a non-zero top byte passes and gather() reserves 16 MiB to 4 GiB for it.
+  if ((length & 0xffffffU) > max_frame_bytes_) return WireError::frame_too_large;
+#else
   if (length > max_frame_bytes_) return WireError::frame_too_large;
+#endif
   return WireError::none;
 }
 

@@ -71,7 +71,22 @@ Decoded<Hello> decode_hello(Bytes payload) {
       case HelloField::cluster_name: return read_bounded_str(r, kMaxClusterNameBytes, hello.cluster_name);
       case HelloField::address: return read_address(r, hello.address);
       case HelloField::incarnation: return r.read_uint(hello.incarnation);
+#ifdef WEFT_PLANTED_HELLO_BUG
+      // Planted defect, compiled only into tests/fuzz's fuzz_finds_planted_*
+      // binaries: the nonce is copied out as it is read, before the length
+      // check below. The copy goes through a local of exactly the nonce's
+      // size because ASan cannot see an overrun of hello.nonce into the next
+      // member of Hello.
+      case HelloField::nonce: {
+        if (WireError read = r.read_bin(nonce); read != WireError::none) return read;
+        std::array<std::uint8_t, kNonceBytes> received{};
+        std::copy(nonce.begin(), nonce.end(), received.begin());
+        hello.nonce = received;
+        return WireError::none;
+      }
+#else
       case HelloField::nonce: return r.read_bin(nonce);
+#endif
       case HelloField::proof: return r.read_bin(hello.proof);
       case HelloField::kind: break;
     }

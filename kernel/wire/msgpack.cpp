@@ -49,7 +49,13 @@ WireError Reader::read_length_prefixed(std::uint8_t marker, std::uint8_t fix_low
     length = load_be16(data_ + position_ + 1);
     header = 3;
   } else if (marker == op32) {
+#ifdef WEFT_PLANTED_MSGPACK_BUG
+    // Planted defect, compiled only into tests/fuzz's fuzz_finds_planted_*
+    // binaries: the header check is dropped, so a str32 or bin32 marker in
+    // the last four bytes reads its length past the end of the input.
+#else
     if (!has(5)) return WireError::truncated;
+#endif
     length = load_be32(data_ + position_ + 1);
     header = 5;
   } else {
