@@ -32,19 +32,30 @@ enum class MailboxOverflow : std::uint8_t {
 // (PROPERTIES.md: every property has a broken variant it catches). All off by
 // default; never set them outside tests. Each names the guarantee it breaks.
 struct Mutations {
-  bool throttle_off = false;          // F5/F2: every frame reaches the detector
+  bool throttle_off = false;          // F5: every frame reaches the detector
   bool indirect_probes_off = false;   // F4: suspicion marks unreachable without asking others
   bool refutation_off = false;        // F3: an unreachable mark is never withdrawn
   bool replies_complete_twice = false;  // S2: a reply leaves its ask pending
   bool mailbox_unbounded = false;     // S4: mailboxes ignore their capacity
   bool control_behind_user = false;   // F2: heartbeats and gossip queue behind user frames
-  bool merge_order_dependent = false; // M1/M2: gossip overwrites a member instead of merging
+  bool merge_order_dependent = false; // M2: gossip overwrites a member instead of merging
   bool downing_off = false;           // F1: the leader never downs an unreachable member
+  bool suspicion_delayed = false;     // F1: a probe waits 8 heartbeats longer before marking
+  bool self_down_kept = false;        // M3: a node downed while alive neither rejoins nor stops
+  bool duplicate_delivery = false;    // S1: every remote tell is delivered twice
+  bool mailbox_lifo = false;          // S1: an actor takes its newest message first
+  bool misroute_user = false;         // S1: user frames leave on the next member's link, and
+                                      //     the receiver trusts the link over the envelope
+  bool reply_body_stale = false;      // S2: a reply completes its ask with the previous reply's body
+  bool ask_timeout_late = false;      // S2: asks time out 600 ms after their deadline
+  bool ask_timeout_off = false;       // S2: asks never time out
+  bool outbound_unbounded = false;    // S4: user frames queue past max_outbound_user_bytes
+  bool heal_probe_off = false;        // M5: no digest to downed members or absent seeds
+  bool liveness_behind_user = false;  // F2: only control frames are evidence of life, and they
+                                      //     queue behind user frames (Akka's heartbeats behind
+                                      //     large messages)
 
-  bool any() const {
-    return throttle_off || indirect_probes_off || refutation_off || replies_complete_twice ||
-           mailbox_unbounded || control_behind_user || merge_order_dependent || downing_off;
-  }
+  bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;
 };
 

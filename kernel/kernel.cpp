@@ -366,7 +366,12 @@ void Kernel::on_inbound_frame(LinkId link, Inbound& in, std::span<const std::uin
     close_inbound(link, CloseReason::handshake_required);
     return;
   }
-  observe_inbound(in);
+  // A user frame is evidence of life as much as a heartbeat (F2: a flood
+  // must never look like silence); the mutation reads life from control
+  // frames alone, as Akka reads it from heartbeat replies.
+  if (!config_.mutations.liveness_behind_user || !std::holds_alternative<wire::Envelope>(decoded.value)) {
+    observe_inbound(in);
+  }
   const MemberId& peer = *in.peer;
   on_message(peer, std::move(decoded.value));
 }
@@ -449,7 +454,8 @@ std::optional<Transmit> Kernel::poll_transmit() {
     if (!out.connected || out.retired || out.writing) continue;
     // Membership and detection traffic never waits behind user messages
     // (ARCHITECTURE.md); the mutation puts it behind them, to show F2 fail.
-    const bool user_first = config_.mutations.control_behind_user && out.user_queued() > 0;
+    const bool user_first =
+        (config_.mutations.control_behind_user || config_.mutations.liveness_behind_user) && out.user_queued() > 0;
     if (!out.control.empty() && !user_first) {
       out.in_flight.clear();
       out.in_flight.swap(out.control);
@@ -522,9 +528,9 @@ std::optional<Event> Kernel::poll_event() {
 }
 
 Instant Kernel::next_deadline() const {
-  if (shut_down_) return asks_.next_deadline();
+  if (shut_down_) return next_ask_expiry();
   if (!run_queue_.empty()) return now_;
-  Instant next = std::min({next_gossip_, next_heartbeat_, asks_.next_deadline()});
+  Instant next = std::min({next_gossip_, next_heartbeat_, next_ask_expiry()});
   for (const auto& [id, probe] : probes_asked_) next = std::min(next, probe.deadline);
   for (const auto& [id, probe] : probes_helping_) next = std::min(next, probe.deadline);
   for (const OutboundIt& it : dial_waiting_) {

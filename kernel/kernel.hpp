@@ -111,6 +111,8 @@ class Kernel {
   std::vector<MemberId> monitored_subjects() const;
   // phi for a monitored subject (0 if not monitored).
   double phi(const MemberId& subject, Instant now) const;
+  // The detector judging a monitored subject; nullptr if not monitored.
+  const PhiDetector* detector(const MemberId& subject) const;
   std::size_t mailbox_size(std::string_view actor) const;
   std::size_t pending_asks() const { return asks_.size(); }
   std::size_t outbound_bytes_queued(const NodeAddress& peer) const;
@@ -230,6 +232,8 @@ class Kernel {
                     std::span<const std::uint8_t> body);
   void fail_asks_to(const NodeAddress& node);
   void expire_asks();
+  Instant next_ask_expiry() const;
+  Duration ask_expiry_delay() const;  // zero unless mutations.ask_timeout_late
   void dispatch();
   void dead_letter(DeadLetterReason reason, const ActorRef& target, std::uint32_t type_tag);
   AskId start_ask(Asker asker, const wire::ActorRefView& sender, const ActorRef& target,
@@ -313,6 +317,7 @@ class Kernel {
   MailboxSlot dropped_;       // scratch: a message a full drop_oldest mailbox let go
   MailboxSlot dispatching_;   // the message being delivered; its buffer is reused
   AskTable asks_;
+  std::vector<std::uint8_t> previous_reply_body_;  // mutations.reply_body_stale only
   std::deque<Event> events_;
   KernelCounters counters_;
 };

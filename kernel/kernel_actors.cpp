@@ -1,6 +1,7 @@
 // Actors and messaging: local short-circuit delivery, remote sends, asks and
 // their completions, and dispatch in bounded batches.
 #include <algorithm>
+#include <utility>
 
 #include "kernel/kernel.hpp"
 #include "kernel/kernel_internal.hpp"
@@ -151,7 +152,7 @@ SendResult Kernel::send_user(const wire::Envelope& envelope) {
                          Delivery{delivery_kind(envelope.kind), view_of(envelope.sender),
                                   envelope.correlation_id, envelope.type_tag, envelope.body});
   }
-  const NodeAddress address = node.to_owned();
+  NodeAddress address = node.to_owned();
   const Member* member = members_.find(address);
   if (member == nullptr) {
     dead_letter(DeadLetterReason::unknown_member, envelope.target.to_owned(), envelope.type_tag);
@@ -167,8 +168,17 @@ SendResult Kernel::send_user(const wire::Envelope& envelope) {
     dead_letter(DeadLetterReason::too_large, envelope.target.to_owned(), envelope.type_tag);
     return SendResult::too_large;
   }
+  if (config_.mutations.misroute_user) {
+    for (const Member& m : members_.members()) {
+      if (m.address() > address && m.address() != self_.address && is_live_status(m.status)) {
+        address = m.address();
+        break;
+      }
+    }
+  }
   Outbound& out = outbound(address);
-  if (out.user_queued() + wire::kFrameHeaderBytes + payload_bytes > config_.max_outbound_user_bytes) {
+  if (out.user_queued() + wire::kFrameHeaderBytes + payload_bytes > config_.max_outbound_user_bytes &&
+      !config_.mutations.outbound_unbounded) {
     dead_letter(DeadLetterReason::outbound_full, envelope.target.to_owned(), envelope.type_tag);
     return SendResult::outbound_full;
   }
@@ -207,13 +217,20 @@ SendResult Kernel::deliver_local(std::string_view name, const Delivery& delivery
 
 void Kernel::on_envelope(const MemberId& peer, const wire::Envelope& envelope) {
   (void)peer;
-  if (envelope.target.node.host != self_.address.host || envelope.target.node.port != self_.address.port) {
+  if ((envelope.target.node.host != self_.address.host || envelope.target.node.port != self_.address.port) &&
+      !config_.mutations.misroute_user) {
     dead_letter(DeadLetterReason::misdelivered, envelope.target.to_owned(), envelope.type_tag);
     return;
   }
   if (envelope.kind == wire::MessageKind::reply) {
     if (const auto pending = asks_.take(envelope.correlation_id)) {
-      complete_ask(*pending, AskOutcome::reply, envelope.type_tag, envelope.body);
+      if (config_.mutations.reply_body_stale) {
+        const std::vector<std::uint8_t> stale =
+            std::exchange(previous_reply_body_, {envelope.body.begin(), envelope.body.end()});
+        complete_ask(*pending, AskOutcome::reply, envelope.type_tag, stale);
+      } else {
+        complete_ask(*pending, AskOutcome::reply, envelope.type_tag, envelope.body);
+      }
       if (config_.mutations.replies_complete_twice) {
         asks_.restore(*pending);
       }
@@ -222,9 +239,12 @@ void Kernel::on_envelope(const MemberId& peer, const wire::Envelope& envelope) {
     }
     return;
   }
-  (void)deliver_local(envelope.target.name,
-                      Delivery{delivery_kind(envelope.kind), view_of(envelope.sender),
-                               envelope.correlation_id, envelope.type_tag, envelope.body});
+  const Delivery delivery{delivery_kind(envelope.kind), view_of(envelope.sender), envelope.correlation_id,
+                          envelope.type_tag, envelope.body};
+  (void)deliver_local(envelope.target.name, delivery);
+  if (config_.mutations.duplicate_delivery && envelope.kind == wire::MessageKind::tell) {
+    (void)deliver_local(envelope.target.name, delivery);
+  }
 }
 
 void Kernel::complete_ask(const PendingAsk& ask, AskOutcome outcome, std::uint32_t type_tag,
@@ -255,7 +275,20 @@ void Kernel::fail_asks_to(const NodeAddress& node) {
 }
 
 void Kernel::expire_asks() {
-  for (const PendingAsk& ask : asks_.take_expired(now_)) complete_ask(ask, AskOutcome::timeout, 0, {});
+  if (config_.mutations.ask_timeout_off) return;
+  for (const PendingAsk& ask : asks_.take_expired(now_ - ask_expiry_delay())) {
+    complete_ask(ask, AskOutcome::timeout, 0, {});
+  }
+}
+
+Instant Kernel::next_ask_expiry() const {
+  const Instant next = asks_.next_deadline();
+  if (config_.mutations.ask_timeout_off || next == Instant::never()) return Instant::never();
+  return next + ask_expiry_delay();
+}
+
+Duration Kernel::ask_expiry_delay() const {
+  return config_.mutations.ask_timeout_late ? Duration::milliseconds(600) : Duration::zero();
 }
 
 void Kernel::dispatch() {
@@ -272,7 +305,11 @@ void Kernel::dispatch() {
         actor.system.pop_front();
       } else if (!actor.mailbox.empty()) {
         // Taken out, so the behaviour may enqueue to itself while it runs.
-        actor.mailbox.take(current);
+        if (config_.mutations.mailbox_lifo && actor.mailbox.size() >= 2) {
+          actor.mailbox.take_newest(current);
+        } else {
+          actor.mailbox.take(current);
+        }
       } else {
         break;
       }

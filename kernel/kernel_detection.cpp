@@ -28,6 +28,11 @@ double Kernel::phi(const MemberId& subject, Instant now) const {
   return it == monitors_.end() ? 0.0 : it->second.detector.phi(now);
 }
 
+const PhiDetector* Kernel::detector(const MemberId& subject) const {
+  const auto it = monitors_.find(subject);
+  return it == monitors_.end() ? nullptr : &it->second.detector;
+}
+
 void Kernel::update_ring() {
   // Most state changes leave the live members as they were: one walk tells.
   const std::span<const Member> members = members_.members();
@@ -115,7 +120,9 @@ void Kernel::refresh_monitors() {
     Monitor& monitor = monitors_.emplace(subject, Monitor(config_.phi_parameters(), config_.liveness_window))
                            .first->second;
     // Monitoring starts as if heard from now, so a subject that never
-    // answers still accrues suspicion.
+    // answers still accrues suspicion. It counts as the throttle's first
+    // observation, so the detector's history keeps F5's spacing.
+    (void)monitor.throttle.observe(now_);
     monitor.detector.heartbeat(now_);
     monitor.next_probe = now_;
     ++liveness_generation_;
@@ -188,7 +195,9 @@ void Kernel::start_probe(const MemberId& subject) {
     if (m.address() != subject.address && !is_unreachable(m.id)) helpers.push_back(m.address());
   }
   const std::uint64_t id = next_probe_id_++;
-  probes_asked_[id] = ProbeAsked{subject, now_, now_ + config_.probe_timeout, false};
+  const Duration wait = config_.probe_timeout +
+                        (config_.mutations.suspicion_delayed ? config_.heartbeat_interval * 8 : Duration::zero());
+  probes_asked_[id] = ProbeAsked{subject, now_, now_ + wait, false};
   send_control(subject.address, wire::Probe{id});  // the direct path, once more
   if (config_.mutations.indirect_probes_off) helpers.clear();
   for (std::uint32_t i = 0; i < config_.indirect_probes && !helpers.empty(); ++i) {

@@ -260,6 +260,7 @@ void Kernel::check_self_status() {
   }
   if (me->status != MemberStatus::down && me->status != MemberStatus::removed) return;
   // Downed while alive (M3: a live node never keeps itself down).
+  if (config_.mutations.self_down_kept) return;
   if (config_.on_downed == OnDowned::shut_down) {
     shut_down(true);
     return;
@@ -367,7 +368,7 @@ void Kernel::heal_probe() {
   // its digest to one seed or downed/removed member it does not count as
   // live: whoever answers with a different state starts the merge, and the
   // side that learns it was downed rejoins (M5).
-  if (now_ < next_heal_probe_) return;
+  if (now_ < next_heal_probe_ || config_.mutations.heal_probe_off) return;
   next_heal_probe_ = now_ + config_.join_retry_interval;
   // Seeds not live and members not live, but self: both lists are sorted
   // and unique, so their union is a merge, not a sort.

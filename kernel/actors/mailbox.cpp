@@ -92,6 +92,12 @@ void Mailbox::take(MailboxSlot& into) {
   pop();
 }
 
+void Mailbox::take_newest(MailboxSlot& into) {
+  WEFT_ASSERT(count_ > 0);
+  swap(into, slots_[index(count_ - 1)]);
+  --count_;
+}
+
 void Mailbox::pop() {
   WEFT_ASSERT(count_ > 0);
   head_ = index(1);

@@ -79,6 +79,8 @@ class Mailbox {
   // Moves the oldest message into `into` (whose buffers the ring keeps, so
   // their capacity is reused) and pops it.
   void take(MailboxSlot& into);
+  // Moves the newest message out instead (mutations.mailbox_lifo only).
+  void take_newest(MailboxSlot& into);
 
  private:
   void grow();

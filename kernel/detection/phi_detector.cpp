@@ -39,7 +39,15 @@ void PhiDetector::record_interval(std::int64_t interval_ns) {
   }
   sum_ns_ += interval_ns;
   sum_squares_ += square;
+  ++recorded_;
   update_trip();
+}
+
+std::int64_t PhiDetector::recent_interval_ns(std::uint32_t age) const {
+  WEFT_ASSERT(age < count_);
+  if (count_ < parameters_.max_sample_size) return window_[count_ - 1 - age];
+  const std::uint32_t size = parameters_.max_sample_size;
+  return window_[(next_ + size - 1 - age) % size];
 }
 
 void PhiDetector::update_trip() {
@@ -58,12 +66,16 @@ void PhiDetector::heartbeat(Instant now) {
     return;
   }
   WEFT_ASSERT(now >= last_heartbeat_);
-  if (available(now)) record_interval((now - last_heartbeat_).ns());
+  if (available(now) && !forgiven_) record_interval((now - last_heartbeat_).ns());
+  forgiven_ = false;
   last_heartbeat_ = now;
 }
 
 void PhiDetector::forgive_silence(Instant now) {
-  if (has_heartbeat_ && now > last_heartbeat_) last_heartbeat_ = now;
+  if (has_heartbeat_ && now > last_heartbeat_) {
+    last_heartbeat_ = now;
+    forgiven_ = true;
+  }
 }
 
 double PhiDetector::mean_ns() const {

@@ -20,6 +20,8 @@
 // once is judged against the configured heartbeat interval.
 // An interval that ends while phi is already at or above the threshold is not
 // recorded: a failure's gap must not teach the detector that gaps are normal.
+// Nor is one that starts at a forgiven silence (forgive_silence): it measures
+// the observer's pause, not the peer's heartbeats.
 //
 // All window state is integer nanoseconds. Since phi grows with
 // y = (elapsed - mean) / sigma alone, the decision "phi >= threshold" is
@@ -67,6 +69,11 @@ class PhiDetector {
   void forgive_silence(Instant now);
 
   std::uint32_t sample_count() const { return count_; }
+  // Intervals ever recorded, the two bootstrap samples included (the window
+  // keeps the newest sample_count() of them).
+  std::uint64_t intervals_recorded() const { return recorded_; }
+  // A recorded interval still in the window: age 0 is the newest.
+  std::int64_t recent_interval_ns(std::uint32_t age) const;
   // Window statistics in nanoseconds, before the pause allowance and floor.
   double mean_ns() const;
   double std_deviation_ns() const;
@@ -87,6 +94,8 @@ class PhiDetector {
   std::vector<std::int64_t> window_;  // ring buffer, capacity max_sample_size
   std::uint32_t next_ = 0;             // slot the next sample overwrites once full
   std::uint32_t count_ = 0;
+  std::uint64_t recorded_ = 0;
+  bool forgiven_ = false;  // the current interval started at forgive_silence
   std::int64_t sum_ns_ = 0;
   uint128 sum_squares_ = 0;
   double threshold_y_;
