@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/scenario.hpp"
+
 namespace weft::sim {
 namespace {
 
@@ -9,10 +11,33 @@ std::string node_name(std::size_t node) { return "n" + std::to_string(node); }
 
 }  // namespace
 
+std::string_view to_string(Check check) {
+  switch (check) {
+    case Check::m2_records: return "M2 records";
+    case Check::m3_self: return "M3 own records";
+    case Check::m4_one_view: return "M4 one view";
+    case Check::m5_partition_heal: return "M5 partition healed";
+    case Check::f1_detect: return "F1 T_detect";
+    case Check::f1_down: return "F1 T_down";
+    case Check::f2_flood: return "F2 pairs in a flood";
+    case Check::f3_short_pause: return "F3 short pauses";
+    case Check::f3_refutation: return "F3 refutations";
+    case Check::f4_single_cut: return "F4 single cuts";
+    case Check::f5_intervals: return "F5 intervals";
+    case Check::s1_messages: return "S1 messages";
+    case Check::s2_asks: return "S2 completions";
+    case Check::s4_mailboxes: return "S4 mailbox reads";
+    case Check::s4_streams: return "S4 streams";
+  }
+  return "?";
+}
+
 void MembershipSafety::check(const Simulator& sim, std::vector<std::string>& failures) {
   for (std::size_t i = 1; i <= sim.size(); ++i) {
     const Kernel* k = sim.kernel(i);
     if (k == nullptr || k->is_shut_down()) continue;
+    count(judged_, Check::m3_self);
+    count(judged_, Check::m2_records, k->members().size());
     const Member* me = k->members().find(k->self().address);
     if (me != nullptr && me->id == k->self() &&
         (me->status == MemberStatus::down || me->status == MemberStatus::removed)) {
@@ -32,7 +57,7 @@ void MembershipSafety::check(const Simulator& sim, std::vector<std::string>& fai
   }
 }
 
-DetectionAccuracy::DetectionAccuracy(const Config& config, std::size_t nodes)
+DetectionAccuracy::DetectionAccuracy(const Config& config, std::size_t nodes, Judged* judged)
     : grace_(compute_bounds(config, nodes).down),
       acceptable_pause_(config.phi_acceptable_pause),
       nodes_(nodes),
@@ -45,7 +70,7 @@ DetectionAccuracy::DetectionAccuracy(const Config& config, std::size_t nodes)
       unwitnessed_(nodes + 1),
       pause_start_(nodes + 1),
       pause_end_(nodes + 1),
-      observations_(nodes + 1, {nullptr, 0}),
+      judged_(judged),
       detect_(compute_bounds(config, nodes).detect),
       down_(compute_bounds(config, nodes).down) {}
 
@@ -70,6 +95,7 @@ void DetectionAccuracy::check_crashes(const Simulator& sim, std::vector<std::str
     const bool detect_due = !c.detect_checked && now >= c.at + detect_;
     const bool down_due = now >= c.at + down_;
     if (!detect_due && !down_due) continue;
+    count(judged_, down_due ? Check::f1_down : Check::f1_detect);
     for (std::size_t i = 1; i <= sim.size(); ++i) {
       const Kernel* k = sim.kernel(i);
       if (i == c.node || k == nullptr || k->is_shut_down() || node_[i].holds(now) || pause_[i].holds(now)) continue;
@@ -168,8 +194,16 @@ void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
         down_everyone_.extend(now + f.length + grace_);
       }
       break;
-    case Fault::Kind::flood:
-    case Fault::Kind::asks: break;  // load excuses nothing (F2)
+    case Fault::Kind::flood: flood_until_ = std::max(flood_until_, now + f.length); break;  // excuses nothing (F2)
+    case Fault::Kind::asks: break;
+  }
+  if (f.kind == Fault::Kind::pause && !node_[f.nodes[0]].active && f.length < acceptable_pause_) {
+    count(judged_, Check::f3_short_pause);
+  }
+  if ((f.kind == Fault::Kind::cut || f.kind == Fault::Kind::cut_one_way) && active_cuts_.size() == 1) {
+    bool witness = false;
+    for (std::size_t z = 1; z <= nodes_ && !witness; ++z) witness = z != f.nodes[0] && z != f.nodes[1] && !node_[z].active;
+    if (witness) count(judged_, Check::f4_single_cut);
   }
   update_witnesses(now);
 }
@@ -211,32 +245,47 @@ bool DetectionAccuracy::down_excused(std::size_t subject, Instant now) const {
 void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& failures) {
   check_crashes(sim, failures);
   const Instant now = sim.now();
-  const Duration step = last_check_ == Instant{} ? Duration::zero() : now - last_check_;
-  last_check_ = now;
   for (std::size_t i = 1; i <= sim.size(); ++i) {
     const Kernel* k = sim.kernel(i);
     if (k == nullptr || k->is_shut_down()) continue;
-    const Config& c = k->config();
-    // F5: the throttle bounds what reaches the detectors, whatever the load.
-    auto& [seen_kernel, passed] = observations_[i];
-    const bool same_life = seen_kernel == k && passed <= k->counters().observations_passed;
-    const std::uint64_t delta = same_life ? k->counters().observations_passed - passed : 0;
-    seen_kernel = k;
-    passed = k->counters().observations_passed;
-    const std::uint64_t windows = static_cast<std::uint64_t>(step.ns() / c.liveness_window.ns()) + 1;
-    const std::uint64_t allowed = (std::uint64_t{c.monitored_by} + 2) * (windows + 1);
-    if (step > Duration::zero() && delta > allowed) {
-      failures.push_back("F5: " + node_name(i) + "'s detectors took " + std::to_string(delta) + " observations in " +
-                         std::to_string(step.ms()) + " ms; the throttle allows at most " + std::to_string(allowed));
-    }
+    check_intervals(i, *k, failures);
     // F2/F3: this node's own suspicions.
     const ReachabilityRow* own_row = k->reachability().row(k->self());
+    if (now < flood_until_) {
+      for (const MemberId& subject : k->monitored_subjects()) {
+        const std::size_t j = sim.node_of(subject.address);
+        if (j != 0 && !suspicion_excused(i, j, now)) count(judged_, Check::f2_flood);
+      }
+    }
     if (own_row != nullptr) {
+      // Marks made while a fault excused them and since withdrawn are
+      // forgotten: a new mark is judged afresh.
+      for (auto it = excused_marks_.lower_bound({i, 0, 0}); it != excused_marks_.end() && std::get<0>(*it) == i;) {
+        const MemberId life{sim.address(std::get<2>(*it)), Incarnation{std::get<1>(*it)}};
+        if (std::binary_search(own_row->unreachable.begin(), own_row->unreachable.end(), life)) {
+          ++it;
+        } else {
+          it = excused_marks_.erase(it);
+        }
+      }
       for (const MemberId& subject : own_row->unreachable) {
         const std::size_t j = sim.node_of(subject.address);
         const Kernel* sk = j == 0 ? nullptr : sim.kernel(j);
-        if (sk == nullptr || sk->self() != subject || suspicion_excused(i, j, now)) continue;
-        if (!reported_.insert({i, subject.incarnation.value, j}).second) continue;
+        if (sk == nullptr || sk->self() != subject) continue;
+        const std::tuple<std::size_t, std::uint64_t, std::size_t> key{i, subject.incarnation.value, j};
+        if (suspicion_excused(i, j, now)) {
+          excused_marks_.insert(key);
+          continue;
+        }
+        if (!reported_.insert(key).second) continue;
+        if (excused_marks_.count(key) != 0) {
+          // The fault that excused the mark is over (and T_down with it), and
+          // the subject has been heard since: it should have been withdrawn.
+          failures.push_back("F3: " + node_name(i) + " still holds " + node_name(j) + " (" + subject.to_string() +
+                             ") unreachable, " + std::to_string(grace_.ms()) +
+                             " ms (T_down) after the fault that excused the mark ended: the suspicion was never refuted");
+          continue;
+        }
         failures.push_back(std::string(short_paused_[j] ? "F3" : "F2") + ": " + node_name(i) + " marked " +
                            node_name(j) + " (" + subject.to_string() +
                            ") unreachable, though no crash, long pause, cut or spike excuses it" +
@@ -253,6 +302,7 @@ void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& fa
       // An observer paused after the subject resumed (however briefly) has
       // not had the refutation window to hear it: it refutes once it runs.
       if (pause_end_[i] > r->due - refute_within_) continue;
+      if (now - r->due < Duration::milliseconds(100)) count(judged_, Check::f3_refutation);
       if (own_row != nullptr &&
           std::binary_search(own_row->unreachable.begin(), own_row->unreachable.end(), sk->self()) &&
           reported_.insert({i, r->incarnation, j + 1000}).second) {
@@ -274,6 +324,30 @@ void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& fa
   }
   for (std::optional<Refutation>& r : refute_) {
     if (r && now > r->due + Duration::seconds(1)) r.reset();
+  }
+}
+
+void DetectionAccuracy::check_intervals(std::size_t node, const Kernel& k, std::vector<std::string>& failures) {
+  const Duration window = k.config().liveness_window;
+  for (const MemberId& subject : k.monitored_subjects()) {
+    const PhiDetector* d = k.detector(subject);
+    if (d == nullptr) continue;
+    std::uint64_t& seen = intervals_seen_[{node, k.self().incarnation.value, subject}];
+    const std::uint64_t recorded = d->intervals_recorded();
+    if (recorded < seen) seen = 0;  // monitoring stopped and began again: a new detector
+    const auto fresh = static_cast<std::uint32_t>(std::min<std::uint64_t>(recorded - seen, d->sample_count()));
+    seen = recorded;
+    for (std::uint32_t age = 0; age < fresh; ++age) {
+      if (recorded - age <= 2) break;  // the bootstrap samples, not observations
+      count(judged_, Check::f5_intervals);
+      const std::int64_t interval = d->recent_interval_ns(age);
+      if (interval >= window.ns()) continue;
+      failures.push_back("F5: " + node_name(node) + "'s detector for " + subject.to_string() +
+                         " recorded observations " + std::to_string(interval / 1'000'000) + "." +
+                         std::to_string(interval / 100'000 % 10) + " ms apart; the throttle passes at most one per " +
+                         std::to_string(window.ms()) + " ms");
+      return;
+    }
   }
 }
 

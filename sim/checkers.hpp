@@ -22,30 +22,68 @@
 //   F4  a node that only ever lost single links (one at a time), each
 //       while a third node lived to vouch for it, is never downed
 //   F5  a node's detectors take at most one observation per monitored peer
-//       per liveness window (the LivenessThrottle), however much arrives
+//       per liveness window (the LivenessThrottle), however much arrives:
+//       judged from each detector's own sample history (every interval it
+//       recorded is at least liveness_window long), not from a counter kept
+//       beside the throttle
+//
+// Each checker also counts what it judged (Judged): a check that judged
+// nothing in a run proved nothing, and a sweep shows it.
 #pragma once
 
+#include <array>
+#include <optional>
+#include <string_view>
 #include <map>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "sim/scenario.hpp"
+#include "sim/simulator.hpp"
 
 namespace weft::sim {
 
+struct Fault;
+
+// The checks that count their judgements, in the order a sweep prints them.
+enum class Check : std::uint8_t {
+  m2_records,       // member records compared with their last value
+  m3_self,          // live nodes' own records inspected
+  m4_one_view,      // runs that reached one view after the heal
+  m5_partition_heal,  // of those, runs that had a cut, partition or flap to heal
+  f1_detect,        // crashes judged at T_detect (undisturbed)
+  f1_down,          // crashes judged at T_down
+  f2_flood,         // (observer, monitored subject) pairs judged, unexcused, during a flood
+  f3_short_pause,   // pauses shorter than phi_acceptable_pause, judged like F2
+  f3_refutation,    // long pauses whose refutation was due and judged
+  f4_single_cut,    // single broken links with a third node to vouch
+  f5_intervals,     // detector intervals checked against the liveness window
+  s1_messages,      // flood messages checked for order, duplicates and destination
+  s2_asks,          // ask completions checked
+  s4_mailboxes,     // mailbox sizes read after a kernel input
+  s4_streams,       // (sender, receiver) streams checked while messages were outstanding
+};
+inline constexpr std::size_t kCheckCount = 15;
+std::string_view to_string(Check check);
+using Judged = std::array<std::uint64_t, kCheckCount>;
+inline void count(Judged* judged, Check check, std::uint64_t n = 1) {
+  if (judged != nullptr) (*judged)[static_cast<std::size_t>(check)] += n;
+}
+
 class MembershipSafety {
  public:
+  explicit MembershipSafety(Judged* judged = nullptr) : judged_(judged) {}
   void check(const Simulator& sim, std::vector<std::string>& failures);
 
  private:
+  Judged* judged_;
   std::map<std::tuple<std::size_t, std::uint64_t, NodeAddress>, std::pair<std::uint64_t, int>> seen_;
 };
 
 class DetectionAccuracy {
  public:
-  DetectionAccuracy(const Config& config, std::size_t nodes);
+  DetectionAccuracy(const Config& config, std::size_t nodes, Judged* judged = nullptr);
   // Call as each fault is applied, at its virtual time.
   void on_fault(const Fault& fault, Instant now);
   // Call just before a crash is applied, with the life that dies.
@@ -66,6 +104,7 @@ class DetectionAccuracy {
   bool suspicion_excused(std::size_t observer, std::size_t subject, Instant now, bool pauses_count = true) const;
   bool down_excused(std::size_t subject, Instant now) const;
   void update_witnesses(Instant now);
+  void check_intervals(std::size_t node, const Kernel& kernel, std::vector<std::string>& failures);
   Excuse& pair(std::size_t a, std::size_t b);
   const Excuse* find_pair(std::size_t a, std::size_t b) const;
 
@@ -94,10 +133,15 @@ class DetectionAccuracy {
   // Violations already reported, as (observer or 0, incarnation, subject;
   // subject + 1000 for F3's refutation), so each is reported once.
   std::set<std::tuple<std::size_t, std::uint64_t, std::size_t>> reported_;
-  // Per node: the kernel last seen and its observations_passed then (a
-  // rejoin keeps the kernel and its counters; a restart makes a new one).
-  std::vector<std::pair<const Kernel*, std::uint64_t>> observations_;
-  Instant last_check_;
+  // (observer, incarnation, subject) of the marks an observer holds that
+  // were made, or seen, while a fault excused them (F3: they must be
+  // withdrawn once the fault is over).
+  std::set<std::tuple<std::size_t, std::uint64_t, std::size_t>> excused_marks_;
+  Judged* judged_;
+  // Per (node, life, subject): the detector's intervals_recorded() when last
+  // checked; only the intervals recorded since are checked again.
+  std::map<std::tuple<std::size_t, std::uint64_t, MemberId>, std::uint64_t> intervals_seen_;
+  Instant flood_until_;  // a flood runs until then (F2's judgements count it)
   struct Crash {
     std::size_t node = 0;
     MemberId life;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernel/time.hpp"
+#include "sim/checkers.hpp"
 #include "sim/simulator.hpp"
 #include "sim/workload.hpp"
 
@@ -76,8 +77,29 @@ ParsedScenario parse_scenario(std::string_view text);
 
 // The mutation names of Config::mutations, for --mutation and scenario files.
 std::span<const std::string_view> mutation_names();
+// What each mutation must be caught by: the property whose checker reports
+// it (a failure line starts "F5: "), and words of that checker's report that
+// name the branch (several branches of one property report differently).
+struct MutationTarget {
+  std::string_view name;
+  std::string_view property;
+  std::string_view branch;
+};
+std::span<const MutationTarget> mutation_targets();
 // Sets the named mutation; false if there is no such name.
 bool set_mutation(Mutations& mutations, std::string_view name);
+
+// The family of schedules a seed draws from: one seed in ten each for a
+// family where one timed check applies cleanly, the rest mixed.
+enum class Family : std::uint8_t {
+  mixed,        // every kind of fault, each on or off and heavy or light (swarm testing)
+  clean_crash,  // crashes or host losses with nothing else within T_down: F1's timed check
+  clean_pause,  // pauses one at a time, short and long: F3
+  flood_only,   // every node floods another, often on slow links: F2
+  broken_link,  // one link cut between healthy nodes, often beside a flood: F4
+};
+std::string_view to_string(Family family);
+Family family_of(std::uint64_t seed);
 
 // A scenario drawn from `seed` alone.
 Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos);
@@ -98,6 +120,8 @@ struct RunResult {
   // Coverage marks (kernel/events.hpp Mark) summed over the nodes alive at
   // the end (a crashed life's counts go with it).
   std::array<std::uint64_t, kMarkCount> marks{};
+  // What each check judged (sim/checkers.hpp Check).
+  Judged judged{};
 };
 
 // Plays the scenario: the faults during chaos with safety checks after every

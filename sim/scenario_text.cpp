@@ -17,6 +17,7 @@
 // exactly. On the network line, keys left out keep their defaults.
 #include <charconv>
 #include <cstdio>
+#include <array>
 #include <limits>
 #include <system_error>
 
@@ -25,20 +26,47 @@
 namespace weft::sim {
 namespace {
 
-constexpr std::string_view kMutationNames[] = {
-    "throttle_off",       "indirect_probes_off",  "refutation_off",        "replies_complete_twice",
-    "mailbox_unbounded",  "control_behind_user",  "merge_order_dependent", "downing_off",
+// Every flag of Mutations: the name --mutation and scenario files use, and
+// the property (and the words of its checker's report) that must catch it.
+struct MutationFlag {
+  MutationTarget target;
+  bool Mutations::*flag;
+};
+constexpr MutationFlag kMutationFlags[] = {
+    {{"throttle_off", "F5", "recorded observations"}, &Mutations::throttle_off},
+    {{"indirect_probes_off", "F4", "never lost more than one link"}, &Mutations::indirect_probes_off},
+    {{"refutation_off", "F3", "never refuted"}, &Mutations::refutation_off},
+    {{"replies_complete_twice", "S2", "completed twice"}, &Mutations::replies_complete_twice},
+    {{"mailbox_unbounded", "S4", "mailbox holds"}, &Mutations::mailbox_unbounded},
+    {{"control_behind_user", "F4", "never lost more than one link"}, &Mutations::control_behind_user},
+    {{"merge_order_dependent", "M2", "backwards"}, &Mutations::merge_order_dependent},
+    {{"downing_off", "F1", "crashed"}, &Mutations::downing_off},
+    {{"suspicion_delayed", "F1", "(T_detect)"}, &Mutations::suspicion_delayed},
+    {{"self_down_kept", "M3", "holds itself"}, &Mutations::self_down_kept},
+    {{"duplicate_delivery", "S1", "(duplicate)"}, &Mutations::duplicate_delivery},
+    {{"mailbox_lifo", "S1", "(out of order)"}, &Mutations::mailbox_lifo},
+    {{"misroute_user", "S1", "misdelivery"}, &Mutations::misroute_user},
+    {{"reply_body_stale", "S2", "reply to another ask"}, &Mutations::reply_body_stale},
+    {{"ask_timeout_late", "S2", "completed late"}, &Mutations::ask_timeout_late},
+    {{"ask_timeout_off", "S2", "never completed"}, &Mutations::ask_timeout_off},
+    {{"outbound_unbounded", "S4", "have not arrived"}, &Mutations::outbound_unbounded},
+    {{"heal_probe_off", "M5", "no single view"}, &Mutations::heal_probe_off},
+    {{"liveness_behind_user", "F2", "no crash, long pause"}, &Mutations::liveness_behind_user},
 };
 
+// Mutations holds nothing but these flags: a new flag without a name fails here.
+static_assert(sizeof(Mutations) == std::size(kMutationFlags) * sizeof(bool));
+
+constexpr auto kMutationNames = [] {
+  std::array<std::string_view, std::size(kMutationFlags)> names{};
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = kMutationFlags[i].target.name;
+  return names;
+}();
+
 bool* mutation_flag(Mutations& m, std::string_view name) {
-  if (name == "throttle_off") return &m.throttle_off;
-  if (name == "indirect_probes_off") return &m.indirect_probes_off;
-  if (name == "refutation_off") return &m.refutation_off;
-  if (name == "replies_complete_twice") return &m.replies_complete_twice;
-  if (name == "mailbox_unbounded") return &m.mailbox_unbounded;
-  if (name == "control_behind_user") return &m.control_behind_user;
-  if (name == "merge_order_dependent") return &m.merge_order_dependent;
-  if (name == "downing_off") return &m.downing_off;
+  for (const MutationFlag& f : kMutationFlags) {
+    if (f.target.name == name) return &(m.*f.flag);
+  }
   return nullptr;
 }
 
@@ -85,6 +113,14 @@ std::string side_text(const std::vector<std::size_t>& nodes) {
 }  // namespace
 
 std::span<const std::string_view> mutation_names() { return kMutationNames; }
+
+constexpr auto kMutationTargets = [] {
+  std::array<MutationTarget, std::size(kMutationFlags)> targets{};
+  for (std::size_t i = 0; i < targets.size(); ++i) targets[i] = kMutationFlags[i].target;
+  return targets;
+}();
+
+std::span<const MutationTarget> mutation_targets() { return kMutationTargets; }
 
 bool set_mutation(Mutations& mutations, std::string_view name) {
   bool* flag = mutation_flag(mutations, name);

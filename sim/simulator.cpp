@@ -307,6 +307,7 @@ void Simulator::drain(std::size_t node) {
   Node& n = *nodes_[node - 1];
   if (!n.kernel) return;
   Kernel& k = *n.kernel;
+  if (options_.after_input) options_.after_input(node, k);
   while (auto command = k.poll_command()) {
     if (const auto* connect = std::get_if<ConnectCommand>(&*command)) {
       const std::uint64_t id = connections_.size();

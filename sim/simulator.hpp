@@ -60,6 +60,8 @@ struct SimOptions {
   // on_event sees every event a kernel emits, in order.
   std::function<void(std::size_t node, Kernel& kernel, Instant now)> on_start;
   std::function<void(std::size_t node, const Event& event)> on_event;
+  // After every input a kernel handled, before its outputs are drained.
+  std::function<void(std::size_t node, const Kernel& kernel)> after_input;
 };
 
 // One line of the trace, as the timeline shows it.

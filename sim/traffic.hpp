@@ -11,10 +11,17 @@
 //       sequence numbers (FIFO, no duplicates; gaps are allowed: a closed
 //       link or a full mailbox loses messages, counted), and no message
 //       meant for another node
-//   S2  every ask the driver made completes exactly once, no later than its
-//       timeout plus 200 ms (S3: a down target fails fast), and a reply
-//       answers that ask (the echo returns the ask's unique body)
-//   S4  no mailbox grows past its capacity; no link queues past its bounds
+//   S2  every ask the driver made completes exactly once, and a reply
+//       answers that ask (the echo returns the ask's unique body); a
+//       completion more than 200 ms after the ask's timeout is late, and an
+//       ask still open 1.2 s after it has never completed
+//   S4  no mailbox grows past its capacity (its size read after every input
+//       the kernel handles); and per (sender life, receiver) stream, the
+//       flood messages the sender's kernel accepted but the receiver has not
+//       handled fit what the bounds allow in between: twice (one lost link's
+//       worth, then the next) the sender's outbound bound, one write and the
+//       network window, plus a full mailbox. Counted by the workload from
+//       what the actors sent and received, not from the kernel's queues.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +31,7 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/checkers.hpp"
 #include "sim/scenario.hpp"
 
 namespace weft::sim {
@@ -33,14 +41,18 @@ class TrafficWorkload final : public Workload {
   void begin(Simulator& sim, const Scenario& scenario) override;
   void on_start(std::size_t node, Kernel& kernel, Instant now) override;
   void on_event(std::size_t node, const Event& event) override;
+  void after_input(std::size_t node, const Kernel& kernel) override;
   void check(const Simulator& sim, std::vector<std::string>& failures) override;
   void finish(const Simulator& sim, std::vector<std::string>& failures) override;
   std::string summary() const override;
 
+  // Counts what the checks judged (optional).
+  void set_judged(Judged* judged) { judged_ = judged; }
+
   // Reported by the actors.
   void violation(std::string line) { violations_.push_back(std::move(line)); }
-  void sent_one() { ++sent_; }
-  void delivered_one() { ++delivered_; }
+  void accepted(std::size_t from, std::uint64_t life, std::size_t to, std::uint64_t seq, std::size_t bytes);
+  void delivered(const NodeAddress& from, std::uint64_t life, std::size_t to, std::uint64_t seq);
   const NodeAddress& address(std::size_t node) const { return addresses_.at(node - 1); }
 
  private:
@@ -52,7 +64,19 @@ class TrafficWorkload final : public Workload {
   void flood_tick(const Fault& flood, Instant end, std::uint64_t carry_millis);
   void ask_tick(const Fault& asks, Instant end);
 
+  // One flood stream: a sender's life to a receiving node.
+  struct Stream {
+    std::uint64_t accepted = 0;   // highest sequence number the sender's kernel took
+    std::uint64_t delivered = 0;  // highest the receiver's flood-sink handled
+    std::size_t bytes = 0;        // body bytes of each message
+  };
+  using StreamKey = std::tuple<std::size_t, std::uint64_t, std::size_t>;  // (from, life, to)
+  void check_streams(const Simulator& sim);
+
   Simulator* sim_ = nullptr;
+  Judged* judged_ = nullptr;
+  std::uint64_t network_window_ = 0;
+  std::map<StreamKey, Stream> streams_;
   std::vector<NodeAddress> addresses_;
   std::vector<std::string> violations_;
   // (node, life, ask id) -> pending ask; erased when its life ends. A life

@@ -27,6 +27,10 @@ class Workload {
   virtual void on_start(std::size_t node, Kernel& kernel, Instant now) { (void)node, (void)kernel, (void)now; }
   // Every event a kernel emits (ask completions, dead letters, ...).
   virtual void on_event(std::size_t node, const Event& event) { (void)node, (void)event; }
+  // After every input a node's kernel handled (bytes, tick, link change,
+  // command), before what it produced is drained: for invariants that must
+  // hold at every step, not only every 100 ms (a mailbox's size).
+  virtual void after_input(std::size_t node, const Kernel& kernel) { (void)node, (void)kernel; }
   // Safety, after every step of both phases: append one line per violation,
   // each starting with the property's name ("S1: ...").
   virtual void check(const Simulator& sim, std::vector<std::string>& failures) { (void)sim, (void)failures; }

@@ -44,6 +44,7 @@ SeedOutcome fake_run(std::uint64_t seed) {
   o.trace_hash = mix(seed);
   o.events = 1000 + seed % 977;
   o.marks = {seed % 3, seed % 5, 0, mix(seed) % 100};
+  o.judged = {seed % 2, 7, mix(seed) % 1000};
   return o;
 }
 

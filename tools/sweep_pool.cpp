@@ -458,7 +458,7 @@ std::vector<std::uint64_t> shard_seeds(std::uint64_t first, std::uint64_t last, 
 
 std::string encode_outcome(const SeedOutcome& outcome) {
   std::string payload;
-  payload.reserve(40 + outcome.first_failure.size() + 8 * outcome.marks.size());
+  payload.reserve(44 + outcome.first_failure.size() + 8 * (outcome.marks.size() + outcome.judged.size()));
   put_u64(payload, outcome.seed);
   put_u32(payload, static_cast<std::uint32_t>(outcome.verdict));
   put_u64(payload, outcome.trace_hash);
@@ -467,9 +467,11 @@ std::string encode_outcome(const SeedOutcome& outcome) {
   const std::size_t failure_size = std::min<std::size_t>(outcome.first_failure.size(), std::size_t{1} << 20);
   put_u32(payload, static_cast<std::uint32_t>(failure_size));
   payload.append(outcome.first_failure, 0, failure_size);
-  const std::size_t mark_count = std::min<std::size_t>(outcome.marks.size(), std::size_t{1} << 16);
-  put_u32(payload, static_cast<std::uint32_t>(mark_count));
-  for (std::size_t i = 0; i < mark_count; ++i) put_u64(payload, outcome.marks[i]);
+  for (const std::vector<std::uint64_t>* counts : {&outcome.marks, &outcome.judged}) {
+    const std::size_t count = std::min<std::size_t>(counts->size(), std::size_t{1} << 16);
+    put_u32(payload, static_cast<std::uint32_t>(count));
+    for (std::size_t i = 0; i < count; ++i) put_u64(payload, (*counts)[i]);
+  }
   std::string frame;
   frame.reserve(4 + payload.size());
   put_u32(frame, static_cast<std::uint32_t>(payload.size()));
@@ -487,15 +489,18 @@ Decoded decode_outcome(std::string_view bytes, SeedOutcome& out) {
   SeedOutcome o;
   std::uint32_t verdict = 0;
   std::uint32_t failure_size = 0;
-  std::uint32_t mark_count = 0;
   if (!r.u64(o.seed) || !r.u32(verdict) || !r.u64(o.trace_hash) || !r.u64(o.events) || !r.u32(failure_size) ||
-      !r.bytes(failure_size, o.first_failure) || !r.u32(mark_count)) {
+      !r.bytes(failure_size, o.first_failure)) {
     return {DecodeStatus::malformed, 0};
   }
-  if (r.remaining() != std::size_t{mark_count} * 8) return {DecodeStatus::malformed, 0};
+  for (std::vector<std::uint64_t>* counts : {&o.marks, &o.judged}) {
+    std::uint32_t count = 0;
+    if (!r.u32(count) || r.remaining() < std::size_t{count} * 8) return {DecodeStatus::malformed, 0};
+    counts->resize(count);
+    for (std::uint64_t& c : *counts) r.u64(c);
+  }
+  if (r.remaining() != 0) return {DecodeStatus::malformed, 0};
   o.verdict = static_cast<int>(verdict);
-  o.marks.resize(mark_count);
-  for (std::uint64_t& m : o.marks) r.u64(m);
   out = std::move(o);
   return {DecodeStatus::complete, 4 + std::size_t{size}};
 }

@@ -35,6 +35,7 @@ struct SeedOutcome {
   std::uint64_t trace_hash = 0;
   std::uint64_t events = 0;
   std::vector<std::uint64_t> marks;  // coverage-mark hit counts, indexed by weft::Mark
+  std::vector<std::uint64_t> judged;  // what each check judged, indexed by weft::sim::Check
 
   friend bool operator==(const SeedOutcome&, const SeedOutcome&) = default;
 };

@@ -3,13 +3,20 @@
 // the membership timeline, the property verdicts and the trace hash; a
 // failing run prints the one command that replays it.
 //
+// `weft-sim mutations` shows every planted defect caught: per mutation, a
+// sweep over the same seeds, which property caught it in how many seeds, and
+// a replay of the first seed it caught whose every failure line must name
+// that property; an unmutated sweep of the same seeds must pass.
+//
 // Exit codes: 0 pass, 10 safety failure, 20 liveness failure, 30 a required
 // coverage mark was not hit, 2 bad arguments; a kernel assertion aborts the
-// process (SIGABRT, 134 from a shell). sweep exits 1 if any seed failed.
+// process (SIGABRT, 134 from a shell). sweep exits 1 if any seed failed;
+// mutations exits 1 unless every mutation was caught as its target says.
 #include <CLI/CLI.hpp>
 
 #include <array>
 #include <cstdio>
+#include <map>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -131,7 +138,9 @@ int run_one(const Options& o, const char* verb) {
     std::fprintf(stderr, "weft-sim: %s\n", error.c_str());
     return 2;
   }
-  std::printf("\nscenario:\n%s", scenario->to_text().c_str());
+  std::printf("\nscenario%s:\n%s",
+              o.scenario_file.empty() ? (" (" + std::string(weft::sim::to_string(weft::sim::family_of(o.seed))) + " family)").c_str() : "",
+              scenario->to_text().c_str());
 
   std::ofstream trace;
   if (!o.trace_file.empty()) {
@@ -181,6 +190,109 @@ int run_one(const Options& o, const char* verb) {
   return static_cast<int>(result.verdict);
 }
 
+weft::tools::SeedOutcome outcome_of(std::uint64_t seed, const weft::sim::RunResult& result) {
+  weft::tools::SeedOutcome outcome;
+  outcome.seed = seed;
+  outcome.verdict = static_cast<int>(result.verdict);
+  if (!result.failures.empty()) outcome.first_failure = result.failures.front();
+  outcome.trace_hash = result.trace_hash;
+  outcome.events = result.events;
+  outcome.marks.assign(result.marks.begin(), result.marks.end());
+  outcome.judged.assign(result.judged.begin(), result.judged.end());
+  return outcome;
+}
+
+std::vector<weft::tools::SeedOutcome> run_sweep(const Options& o, const std::vector<std::uint64_t>& seeds) {
+  return weft::tools::run_seeds(seeds, o.jobs, [&](std::uint64_t seed) {
+    std::string unused;
+    return outcome_of(seed, weft::sim::run(*make_scenario(o, seed, unused)));
+  });
+}
+
+// The property a failure line names: the text before its first ": ".
+std::string_view property_of(std::string_view failure) { return failure.substr(0, failure.find(": ")); }
+
+int mutations(const Options& o) {
+  const auto range = weft::tools::parse_seed_range(o.seeds);
+  if (const auto* error = std::get_if<std::string>(&range)) {
+    std::fprintf(stderr, "weft-sim mutations: %s\n", error->c_str());
+    return 2;
+  }
+  std::vector<weft::sim::MutationTarget> targets;
+  for (const weft::sim::MutationTarget& t : weft::sim::mutation_targets()) {
+    if (o.mutations.empty() || std::find(o.mutations.begin(), o.mutations.end(), t.name) != o.mutations.end()) {
+      targets.push_back(t);
+    }
+  }
+  if (targets.size() < o.mutations.size()) {
+    std::fprintf(stderr, "weft-sim mutations: --mutation names one of: %s\n", mutation_list(" ").c_str());
+    return 2;
+  }
+  const auto [first, last] = std::get<weft::tools::SeedRange>(range);
+  const std::vector<std::uint64_t> seeds = weft::tools::shard_seeds(first, last, {1, 1});
+  std::printf("weft-sim mutations --seeds %llu..%llu --nodes %zu --chaos %lld --jobs %u\n",
+              static_cast<unsigned long long>(first), static_cast<unsigned long long>(last), o.nodes,
+              static_cast<long long>(o.chaos_seconds), o.jobs);
+  std::fflush(stdout);
+  bool all_caught = true;
+  Options plain = o;
+  plain.mutations.clear();
+  if (o.mutations.empty()) {  // the checkers must not fire without a defect
+    std::uint64_t failed = 0;
+    for (const weft::tools::SeedOutcome& outcome : run_sweep(plain, seeds)) {
+      if (outcome.verdict == weft::tools::kVerdictPass) continue;
+      ++failed;
+      std::printf("  unmutated seed %llu fails: %s\n", static_cast<unsigned long long>(outcome.seed),
+                  outcome.first_failure.c_str());
+    }
+    std::printf("%-22s %-4s %llu of %zu seeds fail%s\n", "(none)", "-", static_cast<unsigned long long>(failed),
+                seeds.size(), failed == 0 ? "" : "   <- FALSE ALARM");
+    all_caught = all_caught && failed == 0;
+  }
+  std::printf("%-22s %-4s %s\n", "mutation", "prop", "seeds failed, by property; first seed caught, its replay");
+  for (const weft::sim::MutationTarget& t : targets) {
+    Options m = plain;
+    m.mutations = {std::string(t.name)};
+    std::map<std::string, std::uint64_t> by_property;
+    std::uint64_t failed = 0;
+    std::uint64_t with_branch = 0;
+    std::optional<std::uint64_t> first_caught;
+    for (const weft::tools::SeedOutcome& outcome : run_sweep(m, seeds)) {
+      if (outcome.verdict == weft::tools::kVerdictPass) continue;
+      ++failed;
+      const std::string_view property = property_of(outcome.first_failure);
+      ++by_property[std::string(property)];
+      if (property == t.property && outcome.first_failure.find(t.branch) != std::string::npos) {
+        ++with_branch;
+        if (!first_caught) first_caught = outcome.seed;
+      }
+    }
+    std::string tally;
+    for (const auto& [property, n] : by_property) tally += " " + std::to_string(n) + " " + property;
+    std::string replay = "never caught by " + std::string(t.property) + " with \"" + std::string(t.branch) + "\"";
+    bool caught = false;
+    if (first_caught) {
+      // The run that caught it, again, whole: every line must name the
+      // target property (only that property fails).
+      std::string unused;
+      const weft::sim::RunResult result = weft::sim::run(*make_scenario(m, *first_caught, unused));
+      std::size_t others = 0;
+      for (const std::string& line : result.failures) if (property_of(line) != t.property) ++others;
+      caught = others == 0 && !result.failures.empty();
+      replay = "seed " + std::to_string(*first_caught) + ": " + std::to_string(result.failures.size()) +
+               " failure line(s), " + (others == 0 ? "all " + std::string(t.property) : std::to_string(others) + " of other properties");
+    }
+    std::printf("%-22s %-4s %3llu of %zu:%s; %llu with \"%s\"; %s%s\n", std::string(t.name).c_str(),
+                std::string(t.property).c_str(), static_cast<unsigned long long>(failed), seeds.size(), tally.c_str(),
+                static_cast<unsigned long long>(with_branch), std::string(t.branch).c_str(), replay.c_str(),
+                caught ? "" : "   <- NOT CAUGHT");
+    std::fflush(stdout);
+    all_caught = all_caught && caught;
+  }
+  std::printf("mutations: %s\n", all_caught ? "every one caught by its own property" : "FAILED");
+  return all_caught ? 0 : 1;
+}
+
 int sweep(const Options& o) {
   const auto range = weft::tools::parse_seed_range(o.seeds);
   if (const auto* error = std::get_if<std::string>(&range)) {
@@ -204,26 +316,22 @@ int sweep(const Options& o) {
               static_cast<long long>(o.chaos_seconds), flags(o).c_str(), o.jobs, part.index, part.count);
   std::fflush(stdout);
   const std::vector<std::uint64_t> seeds = weft::tools::shard_seeds(first, last, part);
-  const std::vector<weft::tools::SeedOutcome> outcomes =
-      weft::tools::run_seeds(seeds, o.jobs, [&](std::uint64_t seed) {
-        std::string unused;
-        const weft::sim::RunResult result = weft::sim::run(*make_scenario(o, seed, unused));
-        weft::tools::SeedOutcome outcome;
-        outcome.seed = seed;
-        outcome.verdict = static_cast<int>(result.verdict);
-        if (!result.failures.empty()) outcome.first_failure = result.failures.front();
-        outcome.trace_hash = result.trace_hash;
-        outcome.events = result.events;
-        outcome.marks.assign(result.marks.begin(), result.marks.end());
-        return outcome;
-      });
+  const std::vector<weft::tools::SeedOutcome> outcomes = run_sweep(o, seeds);
   std::uint64_t passed = 0;
   std::uint64_t failed = 0;
   std::uint64_t events = 0;
   std::array<std::uint64_t, weft::kMarkCount> mark_totals{};
   std::array<std::uint64_t, weft::kMarkCount> mark_seeds{};
+  weft::sim::Judged judged_totals{};
+  weft::sim::Judged judged_seeds{};
+  std::map<weft::sim::Family, std::uint64_t> families;
   for (const weft::tools::SeedOutcome& outcome : outcomes) {
     events += outcome.events;
+    if (o.scenario_file.empty()) ++families[weft::sim::family_of(outcome.seed)];
+    for (std::size_t c = 0; c < weft::sim::kCheckCount && c < outcome.judged.size(); ++c) {
+      judged_totals[c] += outcome.judged[c];
+      if (outcome.judged[c] > 0) ++judged_seeds[c];
+    }
     for (std::size_t m = 0; m < weft::kMarkCount && m < outcome.marks.size(); ++m) {
       mark_totals[m] += outcome.marks[m];
       if (outcome.marks[m] > 0) ++mark_seeds[m];
@@ -240,6 +348,20 @@ int sweep(const Options& o) {
   for (std::size_t m = 0; m < weft::kMarkCount; ++m) {
     std::printf("  %-24s %8llu %10llu\n", std::string(weft::to_string(static_cast<weft::Mark>(m))).c_str(),
                 static_cast<unsigned long long>(mark_seeds[m]), static_cast<unsigned long long>(mark_totals[m]));
+  }
+  // A check that judged nothing proved nothing: each shows how many seeds
+  // gave it something to judge.
+  std::printf("checks (seeds that judged it, judgements):\n");
+  for (std::size_t c = 0; c < weft::sim::kCheckCount; ++c) {
+    std::printf("  %-24s %8llu %10llu\n", std::string(weft::sim::to_string(static_cast<weft::sim::Check>(c))).c_str(),
+                static_cast<unsigned long long>(judged_seeds[c]), static_cast<unsigned long long>(judged_totals[c]));
+  }
+  if (!families.empty()) {
+    std::printf("families:");
+    for (const auto& [family, n] : families) {
+      std::printf(" %s %llu", std::string(weft::sim::to_string(family)).c_str(), static_cast<unsigned long long>(n));
+    }
+    std::printf("\n");
   }
   std::printf("events: %llu\n", static_cast<unsigned long long>(events));
   std::printf("sweep: %llu passed, %llu failed\n", static_cast<unsigned long long>(passed),
@@ -280,8 +402,15 @@ int main(int argc, char** argv) {
   sweep_command->add_option("--shard", options.shard, "i/n: run only every n-th seed, starting at the i-th")
       ->capture_default_str();
 
+  CLI::App* mutations_command =
+      app.add_subcommand("mutations", "sweep every planted defect (or those --mutation names) and show each caught");
+  mutations_command->add_option("--seeds", options.seeds, "A..B, inclusive")->capture_default_str();
+  add_common(mutations_command);
+  mutations_command->add_option("--jobs", options.jobs, "worker processes")->check(CLI::Range(1, 256))->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
   if (*run) return run_one(options, "run");
   if (*replay) return run_one(options, "replay");
+  if (*mutations_command) return mutations(options);
   return sweep(options);
 }

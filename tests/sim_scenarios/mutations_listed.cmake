@@ -1,0 +1,17 @@
+# Fails unless LISTED (the mutations CMakeLists.txt gives a CTest each) is
+# exactly the set weft-sim knows, so a new mutation cannot go untested.
+execute_process(COMMAND ${SIM} mutations --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+string(REGEX REPLACE "\n +" " " help "${help}")
+string(REGEX MATCH "plant a defect in every kernel \\(([a-z_, ]+)\\)" found "${help}")
+if(NOT rc EQUAL 0 OR found STREQUAL "")
+  message(FATAL_ERROR "weft-sim mutations --help names no mutations (exit ${rc}):\n${help}")
+endif()
+string(REPLACE ", " ";" known "${CMAKE_MATCH_1}")
+list(SORT known)
+set(listed ${LISTED})
+list(SORT listed)
+if(NOT known STREQUAL listed)
+  message(FATAL_ERROR "weft-sim knows mutations ${known}\nbut tests/sim_scenarios/CMakeLists.txt lists ${listed}")
+endif()
+list(LENGTH known n)
+message(STATUS "all ${n} mutations have a CTest")
