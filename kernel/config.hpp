@@ -54,6 +54,8 @@ struct Mutations {
   bool liveness_behind_user = false;  // F2: only control frames are evidence of life, and they
                                       //     queue behind user frames (Akka's heartbeats behind
                                       //     large messages)
+  bool ingest_guard_off = false;      // W3: any incarnation jump is plausible (memberlist#358)
+  bool cluster_check_off = false;     // W3: a hello naming another cluster is taken
 
   bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;

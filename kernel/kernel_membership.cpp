@@ -158,7 +158,8 @@ bool Kernel::accept_record(const Member& incoming, const Member* known) const {
   }
   if (known != nullptr) {
     if (incoming.incarnation() > known->incarnation() &&
-        incoming.incarnation().value - known->incarnation().value > config_.max_incarnation_jump) {
+        incoming.incarnation().value - known->incarnation().value > config_.max_incarnation_jump &&
+        !config_.mutations.ingest_guard_off) {
       return false;
     }
   }

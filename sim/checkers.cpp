@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "kernel/wire/control.hpp"
+#include "kernel/wire/frame.hpp"
+#include "kernel/wire/handshake.hpp"
 #include "sim/scenario.hpp"
 
 namespace weft::sim {
@@ -28,6 +31,8 @@ std::string_view to_string(Check check) {
     case Check::s2_asks: return "S2 completions";
     case Check::s4_mailboxes: return "S4 mailbox reads";
     case Check::s4_streams: return "S4 streams";
+    case Check::w3_rogues: return "W3 rogue peers";
+    case Check::w3_corrupt: return "W3 corrupt streams";
   }
   return "?";
 }
@@ -133,7 +138,10 @@ void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
     case Fault::Kind::restart:
     case Fault::Kind::pause:
     case Fault::Kind::flood:
-    case Fault::Kind::asks: break;
+    case Fault::Kind::asks:
+    case Fault::Kind::truncate:
+    case Fault::Kind::corrupt:
+    case Fault::Kind::rogue: break;  // none excuses a suspicion: a lost link is redialled at once
   }
   const auto cut_pair = [&](std::size_t a, std::size_t b) {
     pair(a, b).active = true;
@@ -195,7 +203,10 @@ void DetectionAccuracy::on_fault(const Fault& f, Instant now) {
       }
       break;
     case Fault::Kind::flood: flood_until_ = std::max(flood_until_, now + f.length); break;  // excuses nothing (F2)
-    case Fault::Kind::asks: break;
+    case Fault::Kind::asks:
+    case Fault::Kind::truncate:
+    case Fault::Kind::corrupt:
+    case Fault::Kind::rogue: break;
   }
   if (f.kind == Fault::Kind::pause && !node_[f.nodes[0]].active && f.length < acceptable_pause_) {
     count(judged_, Check::f3_short_pause);
@@ -324,6 +335,135 @@ void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& fa
   }
   for (std::optional<Refutation>& r : refute_) {
     if (r && now > r->due + Duration::seconds(1)) r.reset();
+  }
+}
+
+void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, std::vector<std::string>& failures) {
+  const std::size_t target = f.nodes[0];
+  const Kernel* k = sim.kernel(target);
+  if (k == nullptr) return;
+  const NodeAddress stranger{"192.0.2.1", 7000};  // TEST-NET-1: never a node
+  const std::optional<NodeAddress> victim =
+      f.nodes.size() > 1 ? std::optional<NodeAddress>(sim.address(f.nodes[1])) : std::nullopt;
+  const Member* known = victim ? k->members().find(*victim) : nullptr;
+  const std::optional<Member> before = known ? std::optional<Member>(*known) : std::nullopt;
+  const std::uint64_t known_incarnation = before ? before->incarnation().value : 1;
+  const std::uint64_t far_ahead = known_incarnation + (std::uint64_t{1} << 41);
+
+  std::vector<std::uint8_t> bytes;
+  wire::Hello hello;
+  hello.cluster_name = k->config().cluster_name;
+  hello.address = wire::AddressView::of(victim ? *victim : stranger);
+  hello.incarnation = 1;
+  std::optional<CloseReason> expected;
+  const char* what = "";
+  switch (f.rogue) {
+    case Fault::Rogue::garbage: {
+      Prng prng = Prng::derive(seed, 100 + ++rogues_);
+      bytes.resize(64);
+      for (auto& b : bytes) b = static_cast<std::uint8_t>(prng.next_u64());
+      bytes[0] = 0xff;  // a length no frame may have: a wire error, never a hello by chance
+      expected = CloseReason::wire_error;
+      what = "random bytes";
+      break;
+    }
+    case Fault::Rogue::wrong_cluster:
+      hello.cluster_name = k->config().cluster_name == "rogue-cluster" ? "rogue-cluster-2" : "rogue-cluster";
+      hello.address = wire::AddressView::of(stranger);
+      expected = CloseReason::wrong_cluster;
+      what = "a hello naming another cluster";
+      break;
+    case Fault::Rogue::stale_incarnation:
+      if (!before) return;  // the target does not know the victim yet: nothing to be stale against
+      hello.incarnation = known_incarnation - 1;
+      expected = CloseReason::stale_incarnation;
+      what = "a hello with an older incarnation";
+      break;
+    case Fault::Rogue::implausible_incarnation:
+      if (!before) return;
+      hello.incarnation = far_ahead;
+      expected = CloseReason::implausible_incarnation;
+      what = "a hello 2^41 incarnations ahead";
+      break;
+    case Fault::Rogue::forged_row:
+      if (!before) return;
+      hello.address = wire::AddressView::of(stranger);
+      what = "gossip claiming the victim down 2^41 lives on";
+      break;
+  }
+  if (f.rogue != Fault::Rogue::garbage) (void)wire::append_frame(bytes, hello);
+  if (f.rogue == Fault::Rogue::forged_row) {
+    wire::GossipState forged;
+    forged.members.push_back(Member{MemberId{*victim, Incarnation{far_ahead}}, MemberStatus::down});
+    (void)wire::append_frame(bytes, forged);
+  }
+  const Simulator::RogueOutcome outcome = sim.rogue(target, bytes);
+  if (!outcome.handled) return;
+  count(judged_, Check::w3_rogues);
+  const std::string who = node_name(target) + " (sent " + what + ")";
+  if (expected) {
+    if (outcome.rogue_link_closed.size() != 1 || outcome.rogue_link_closed[0] != *expected) {
+      failures.push_back("W3: " + who + " did not close the rogue's link with " + std::string(to_string(*expected)) +
+                         (outcome.rogue_link_closed.empty()
+                              ? std::string(" (kept it open)")
+                              : " (closed it " + std::string(to_string(outcome.rogue_link_closed[0])) + ")"));
+    }
+  } else if (!outcome.rogue_link_closed.empty()) {
+    failures.push_back("W3: " + who + " closed the rogue's link (" +
+                       std::string(to_string(outcome.rogue_link_closed[0])) + ") instead of refusing the record");
+  }
+  for (CloseReason reason : outcome.other_links_closed) {
+    switch (reason) {
+      case CloseReason::peer_gone:
+      case CloseReason::rejoining:
+      case CloseReason::shutting_down:
+        continue;  // the node's own membership moved in the same input (a timer fell due)
+      case CloseReason::wire_error:
+      case CloseReason::handshake_required:
+      case CloseReason::wrong_cluster:
+      case CloseReason::wrong_version:
+      case CloseReason::self_connection:
+      case CloseReason::stale_incarnation:
+      case CloseReason::implausible_incarnation:
+      case CloseReason::unexpected_frame:
+      case CloseReason::control_overflow:
+        failures.push_back("W3: " + who + " also closed an honest link (" + std::string(to_string(reason)) + ")");
+        break;
+    }
+  }
+  if (before) {
+    const Member* after = sim.kernel(target) ? sim.kernel(target)->members().find(*victim) : nullptr;
+    if (after == nullptr || after->incarnation() != before->incarnation() ||
+        (after->status == MemberStatus::down && before->status != MemberStatus::down)) {
+      failures.push_back("W3: " + who + " let the rogue move " + victim->to_string() + " from " +
+                         before->id.to_string() + " " + std::string(to_string(before->status)) + " to " +
+                         (after ? after->id.to_string() + " " + std::string(to_string(after->status)) : "nothing"));
+    }
+  }
+}
+
+void TrustBoundary::corrupt(Simulator& sim, const Fault& f) {
+  sim.damage_stream(f.nodes[0], f.nodes[1], Simulator::Damage::corrupt);
+  pending_.push_back(Pending{f.nodes[1], sim.damaged_link_closes(f.nodes[1], CloseReason::wire_error),
+                             sim.now() + Duration::seconds(2)});
+}
+
+void TrustBoundary::check(const Simulator& sim, std::vector<std::string>& failures) {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (sim.now() < it->due) {
+      ++it;
+      continue;
+    }
+    // Judged only when the damaged write reached a reader that ran: a
+    // crashed or paused reader, or a stream nobody wrote to, proves nothing.
+    const std::uint64_t closes = sim.damaged_link_closes(it->reader, CloseReason::wire_error);
+    if (closes > it->closes_before) {
+      count(judged_, Check::w3_corrupt);
+    } else if (sim.corrupted_unclosed(it->reader)) {
+      failures.push_back("W3: " + node_name(it->reader) +
+                         " read a stream whose frame claimed 4 GiB and did not close it with wire_error");
+    }
+    it = pending_.erase(it);
   }
 }
 

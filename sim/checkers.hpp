@@ -63,8 +63,10 @@ enum class Check : std::uint8_t {
   s2_asks,          // ask completions checked
   s4_mailboxes,     // mailbox sizes read after a kernel input
   s4_streams,       // (sender, receiver) streams checked while messages were outstanding
+  w3_rogues,        // rogue peers judged (refused, or their records refused)
+  w3_corrupt,       // corrupted streams judged (the reader closed that link)
 };
-inline constexpr std::size_t kCheckCount = 15;
+inline constexpr std::size_t kCheckCount = 17;
 std::string_view to_string(Check check);
 using Judged = std::array<std::uint64_t, kCheckCount>;
 inline void count(Judged* judged, Check check, std::uint64_t n = 1) {
@@ -79,6 +81,33 @@ class MembershipSafety {
  private:
   Judged* judged_;
   std::map<std::tuple<std::size_t, std::uint64_t, NodeAddress>, std::pair<std::uint64_t, int>> seen_;
+};
+
+// W3 at the trust boundary: a rogue peer (garbage, a wrong cluster, a stale
+// or implausible incarnation) has its link closed with the counted reason
+// and no other; a forged gossip row is refused (the ingest guard) and the
+// link stays; either way the victim's record in the target's view does not
+// move. A corrupted stream is closed by its reader with a wire error.
+// (Views are otherwise judged by the other checkers, which excuse none of
+// these faults: a truncated or corrupted link must not cost a suspicion.)
+class TrustBoundary {
+ public:
+  explicit TrustBoundary(Judged* judged = nullptr) : judged_(judged) {}
+  // Plays a rogue fault on `sim` now and judges what the target did.
+  void rogue(Simulator& sim, const Fault& fault, std::uint64_t seed, std::vector<std::string>& failures);
+  // Arms a corrupt fault; check() judges it once its write was damaged.
+  void corrupt(Simulator& sim, const Fault& fault);
+  void check(const Simulator& sim, std::vector<std::string>& failures);
+
+ private:
+  struct Pending {
+    std::size_t reader = 0;
+    std::uint64_t closes_before = 0;
+    Instant due;
+  };
+  Judged* judged_;
+  std::vector<Pending> pending_;
+  std::uint64_t rogues_ = 0;
 };
 
 class DetectionAccuracy {

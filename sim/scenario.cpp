@@ -61,6 +61,7 @@ std::string_view to_string(Family family) {
     case Family::clean_pause: return "clean-pause";
     case Family::flood_only: return "flood-only";
     case Family::broken_link: return "broken-link";
+    case Family::hostile: return "hostile";
   }
   return "?";
 }
@@ -73,6 +74,7 @@ Family family_of(std::uint64_t seed) {
   if (draw == 1) return Family::clean_pause;
   if (draw == 2) return Family::flood_only;
   if (draw == 3) return Family::broken_link;
+  if (draw == 4) return Family::hostile;
   return Family::mixed;
 }
 
@@ -125,6 +127,29 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
     f.extra = uniform_ms(prng, 100, 3'000);
     f.length = length;
     s.faults.push_back(std::move(f));
+  };
+
+  // Rogue peers and damaged streams, `low` to `high` of them.
+  const auto add_hostile_faults = [&](Prng& draw, std::int64_t low, std::int64_t high) {
+    const auto pick = [&] { return static_cast<std::size_t>(draw.between(1, static_cast<std::int64_t>(nodes))); };
+    for (std::int64_t i = draw.between(low, high); i > 0; --i) {
+      const Duration at = Duration::nanoseconds(draw.between(start.ns(), end.ns()));
+      const std::size_t a = pick();
+      std::size_t b = pick();
+      if (b == a) b = a % nodes + 1;
+      const std::int64_t kind = draw.between(0, 6);
+      if (kind <= 1) {
+        s.faults.push_back(make_fault(kind == 0 ? Fault::Kind::truncate : Fault::Kind::corrupt, at, {a, b}, {}));
+        continue;
+      }
+      Fault f = make_fault(Fault::Kind::rogue, at, {a}, {});
+      f.rogue = static_cast<Fault::Rogue>(kind - 2);
+      if (f.rogue == Fault::Rogue::stale_incarnation || f.rogue == Fault::Rogue::implausible_incarnation ||
+          f.rogue == Fault::Rogue::forged_row) {
+        f.nodes.push_back(b);
+      }
+      s.faults.push_back(std::move(f));
+    }
   };
 
   // The default family: every kind of fault at once.
@@ -281,7 +306,26 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
       }
       break;
     }
-    case Family::mixed: add_mixed_faults(); break;
+    case Family::hostile: {
+      // The trust boundary under traffic: rogue peers of every kind and
+      // damaged streams, nothing else, so W3 and every view check judge them.
+      for (std::size_t a = 1; a <= nodes; ++a) {
+        if (!prng.chance(Ratio{1, 2})) continue;
+        Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, 1'000, 3'000), {a, other(a)}, {});
+        f.rate = static_cast<std::uint32_t>(prng.between(100, 2'000));
+        f.bytes = static_cast<std::uint32_t>(prng.between(20, 1'500));
+        f.length = end - f.at;
+        s.faults.push_back(std::move(f));
+      }
+      add_hostile_faults(prng, 3, 8);
+      break;
+    }
+    case Family::mixed:
+      add_mixed_faults();
+      // A quarter of mixed seeds meet the trust boundary too, drawn from a
+      // stream of their own so the rest of the schedule is what it was.
+      if (Prng extra = Prng::derive(seed, 10); extra.chance(Ratio{1, 4})) add_hostile_faults(extra, 1, 3);
+      break;
   }
   // Clock drift, in a quarter of the seeds: every node's clock off by up to
   // 2 % either way (far beyond a real quartz's 100 ppm, to stress timers).
@@ -416,9 +460,11 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
   defaults.mutations = scenario.mutations;
   MembershipSafety membership(&result.judged);
   DetectionAccuracy accuracy(defaults, scenario.nodes, &result.judged);
+  TrustBoundary boundary(&result.judged);
   const auto check = [&] {
     membership.check(sim, result.failures);
     accuracy.check(sim, result.failures);
+    boundary.check(sim, result.failures);
     for (Workload* w : all) w->check(sim, result.failures);
   };
   const Instant start = sim.now();
@@ -455,6 +501,9 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
       case Fault::Kind::flap: flap(sim, f.nodes, f.period, sim.now() + f.length, true); break;
       case Fault::Kind::heal: sim.heal(); break;
       case Fault::Kind::spike: sim.latency_spike(f.extra, sim.now() + f.length); break;
+      case Fault::Kind::truncate: sim.damage_stream(f.nodes[0], f.nodes[1], Simulator::Damage::truncate); break;
+      case Fault::Kind::corrupt: boundary.corrupt(sim, f); break;
+      case Fault::Kind::rogue: boundary.rogue(sim, f, scenario.seed, result.failures); break;
       case Fault::Kind::flood:
       case Fault::Kind::asks: break;  // the traffic workload drives them
     }

@@ -37,6 +37,20 @@ struct Fault {
                   // `bytes` body bytes, for `length`
     asks,         // actor on nodes[0] asks one on nodes[1] `rate` times/s, each
                   // with timeout `extra`, for `length`
+    truncate,     // the next write nodes[0] -> nodes[1] stops two bytes into its
+                  // frame and the connection is reset: the reader holds half a frame
+    corrupt,      // the next write nodes[0] -> nodes[1] claims a 4 GiB frame:
+                  // the reader must close that link, and only it
+    rogue,        // a peer that is no node dials nodes[0] and sends `rogue`
+  };
+  // What a rogue peer sends (W3: refused with a counted reason, or its
+  // records refused, and no honest view harmed).
+  enum class Rogue : std::uint8_t {
+    garbage,                  // random bytes
+    wrong_cluster,            // a hello naming another cluster
+    stale_incarnation,        // a hello as nodes[1] with an older incarnation than known
+    implausible_incarnation,  // a hello as nodes[1], 2^41 incarnations ahead (memberlist#358)
+    forged_row,               // a stranger's hello, then gossip claiming nodes[1] down 2^41 lives on
   };
   Kind kind = Kind::crash;
   Duration at;                     // from the start of the run
@@ -46,6 +60,7 @@ struct Fault {
   Duration extra;
   std::uint32_t rate = 0;
   std::uint32_t bytes = 0;
+  Rogue rogue = Rogue::garbage;
 
   friend bool operator==(const Fault&, const Fault&) = default;
 };
@@ -86,6 +101,7 @@ struct MutationTarget {
   std::string_view branch;
 };
 std::span<const MutationTarget> mutation_targets();
+std::string_view to_string(Fault::Rogue rogue);
 // Sets the named mutation; false if there is no such name.
 bool set_mutation(Mutations& mutations, std::string_view name);
 
@@ -97,6 +113,7 @@ enum class Family : std::uint8_t {
   clean_pause,  // pauses one at a time, short and long: F3
   flood_only,   // every node floods another, often on slow links: F2
   broken_link,  // one link cut between healthy nodes, often beside a flood: F4
+  hostile,      // rogue peers, corrupted and truncated streams beside traffic: W3
 };
 std::string_view to_string(Family family);
 Family family_of(std::uint64_t seed);

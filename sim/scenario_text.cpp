@@ -15,6 +15,7 @@
 // in ms, and only when a time is finer than that (generate() draws fault
 // times in nanoseconds) 6 or 9 decimals, us or ns, so the text reads back
 // exactly. On the network line, keys left out keep their defaults.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <array>
@@ -52,6 +53,8 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"outbound_unbounded", "S4", "have not arrived"}, &Mutations::outbound_unbounded},
     {{"heal_probe_off", "M5", "no single view"}, &Mutations::heal_probe_off},
     {{"liveness_behind_user", "F2", "no crash, long pause"}, &Mutations::liveness_behind_user},
+    {{"ingest_guard_off", "W3", "the rogue"}, &Mutations::ingest_guard_off},
+    {{"cluster_check_off", "W3", "with wrong_cluster"}, &Mutations::cluster_check_off},
 };
 
 // Mutations holds nothing but these flags: a new flag without a name fails here.
@@ -114,6 +117,17 @@ std::string side_text(const std::vector<std::size_t>& nodes) {
 
 std::span<const std::string_view> mutation_names() { return kMutationNames; }
 
+std::string_view to_string(Fault::Rogue rogue) {
+  switch (rogue) {
+    case Fault::Rogue::garbage: return "garbage";
+    case Fault::Rogue::wrong_cluster: return "wrong-cluster";
+    case Fault::Rogue::stale_incarnation: return "stale-incarnation";
+    case Fault::Rogue::implausible_incarnation: return "implausible-incarnation";
+    case Fault::Rogue::forged_row: return "forged-row";
+  }
+  return "?";
+}
+
 constexpr auto kMutationTargets = [] {
   std::array<MutationTarget, std::size(kMutationFlags)> targets{};
   for (std::size_t i = 0; i < targets.size(); ++i) targets[i] = kMutationFlags[i].target;
@@ -170,6 +184,15 @@ std::string Scenario::to_text() const {
         text += "asks " + node_text(f.nodes[0]) + " -> " + node_text(f.nodes[1]) + " " + std::to_string(f.rate) +
                 "/s timeout " + ms_text(f.extra) + " for " + ms_text(f.length);
         break;
+      case Fault::Kind::truncate:
+      case Fault::Kind::corrupt:
+        text += std::string(f.kind == Fault::Kind::truncate ? "truncate " : "corrupt ") + node_text(f.nodes[0]) +
+                " -> " + node_text(f.nodes[1]);
+        break;
+      case Fault::Kind::rogue:
+        text += "rogue " + node_text(f.nodes[0]) + " " + std::string(to_string(f.rogue));
+        if (f.nodes.size() > 1) text += " " + node_text(f.nodes[1]);
+        break;
     }
     text += "\n";
   }
@@ -182,7 +205,16 @@ constexpr std::size_t kMaxNodes = 1000;  // as weft-sim --nodes
 constexpr std::string_view kHeaderForm = "seed <n> nodes <n> chaos <time> heal <time>";
 constexpr std::string_view kNetworkForm =
     "network floor <time> tail <time> chunks <n> bandwidth <bytes/s> window <bytes>";
-constexpr std::string_view kFaultNames = "crash, lose, restart, pause, cut, partition, flap, heal, spike, flood, asks";
+constexpr std::string_view kFaultNames =
+    "crash, lose, restart, pause, cut, partition, flap, heal, spike, flood, asks, truncate, corrupt, rogue";
+constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage, Fault::Rogue::wrong_cluster, Fault::Rogue::stale_incarnation,
+                                    Fault::Rogue::implausible_incarnation, Fault::Rogue::forged_row};
+
+// The rogues that impersonate (or forge a record of) an honest node.
+bool names_a_victim(Fault::Rogue rogue) {
+  return rogue == Fault::Rogue::stale_incarnation || rogue == Fault::Rogue::implausible_incarnation ||
+         rogue == Fault::Rogue::forged_row;
+}
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -541,6 +573,28 @@ bool parse_fault(LineReader& r, Fault& f) {
     return r.node_into(f.nodes) && r.word("->") && r.node_into(f.nodes) && r.rate(f.rate, "asks") &&
            r.word("timeout") && r.positive_duration(f.extra, "ask timeout") && r.word("for") &&
            r.duration(f.length) && r.finish();
+  }
+  if (kind == "truncate" || kind == "corrupt") {
+    r.form = "at <time> " + std::string(kind) + " nA -> nB";
+    f.kind = kind == "truncate" ? Fault::Kind::truncate : Fault::Kind::corrupt;
+    if (!(r.node_into(f.nodes) && r.word("->") && r.node_into(f.nodes))) return false;
+    if (f.nodes[0] == f.nodes[1]) return r.fail("a stream joins two different nodes, got n" + std::to_string(f.nodes[0]) + " twice");
+    return r.finish();
+  }
+  if (kind == "rogue") {
+    r.form = "at <time> rogue nN garbage|wrong-cluster, or rogue nN stale-incarnation|implausible-incarnation|forged-row nM";
+    f.kind = Fault::Kind::rogue;
+    if (!r.node_into(f.nodes)) return false;
+    const std::string_view what = r.take();
+    const auto* found = std::find_if(std::begin(kRogues), std::end(kRogues),
+                                     [&](Fault::Rogue rogue) { return to_string(rogue) == what; });
+    if (found == std::end(kRogues)) return r.fail_form("unknown rogue " + quoted(what));
+    f.rogue = *found;
+    if (names_a_victim(f.rogue)) {
+      if (!r.node_into(f.nodes)) return false;
+      if (f.nodes[0] == f.nodes[1]) return r.fail("a rogue impersonates another node than the one it dials");
+    }
+    return r.finish();
   }
   if (kind.empty()) return r.fail("expected a fault after the time; one of " + std::string(kFaultNames));
   return r.fail("unknown fault " + quoted(kind) + "; expected one of " + std::string(kFaultNames));

@@ -94,6 +94,8 @@ struct Simulator::Connection {
   Instant last_arrival[2];
   Instant wire_free[2];       // when the sender's last write is all on the wire
   std::uint64_t unread[2] = {0, 0};  // sent, not yet read by the peer
+  bool corrupted = false;     // damage_stream(corrupt) hit what the dialer sent
+  bool corrupt_read = false;  // ...and the acceptor has read it
 };
 
 namespace {
@@ -244,6 +246,22 @@ void Simulator::reap() {
 void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
                          std::span<const std::uint8_t> bytes) {
   const std::size_t slot = from_dialer ? 0 : 1;
+  std::vector<std::uint8_t> damaged;
+  bool reset_after = false;
+  if (const auto d = damage_.find({c.dialer, c.acceptor}); from_dialer && d != damage_.end() && bytes.size() > 4) {
+    damaged.assign(bytes.begin(), bytes.end());
+    if (d->second == Damage::corrupt) {
+      std::fill_n(damaged.begin(), wire::kFrameHeaderBytes, std::uint8_t{0xff});
+      c.corrupted = true;
+      trace(c.dialer, "stream to n" + std::to_string(c.acceptor) + " corrupted", true);
+    } else {
+      damaged.resize(2);  // inside the first frame's header: always mid-frame
+      reset_after = true;
+      trace(c.dialer, "stream to n" + std::to_string(c.acceptor) + " truncated mid-frame and reset", true);
+    }
+    bytes = damaged;
+    damage_.erase(d);
+  }
   Flight& flight = from_dialer ? c.to_acceptor : c.to_dialer;
   // The write goes onto the wire behind the previous one at the link's
   // bandwidth; its bytes arrive one latency after they are all on it.
@@ -270,6 +288,7 @@ void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
   deliver.connection = id;
   deliver.to_acceptor = from_dialer;
   schedule(deliver);
+  if (reset_after) call_at(c.last_arrival[slot] + Duration::nanoseconds(1), [this, id] { reset_connection(id); });
 
   Event sent;
   sent.at = c.wire_free[slot];
@@ -303,6 +322,51 @@ void Simulator::close_connection(std::uint64_t id, Connection& c, std::size_t cl
   schedule(event);
 }
 
+void Simulator::reset_connection(std::uint64_t id) {
+  Connection* c = find_connection(id);
+  if (c == nullptr || !c->open) return;
+  const std::size_t dialer = c->dialer;
+  const LinkId link = c->dialer_link;
+  const bool dialer_alive = nodes_[dialer - 1]->kernel && nodes_[dialer - 1]->life == c->dialer_life;
+  // The acceptor learns of the reset one latency later; the dialer's own
+  // socket reports it at once.
+  close_connection(id, *c, dialer);
+  if (dialer_alive) {
+    Node& n = *nodes_[dialer - 1];
+    n.kernel->handle_link_down(drifted(now_, n.clock_ppm), link, LinkDownCause::closed_by_peer);
+    drain(dialer);
+  }
+}
+
+void Simulator::damage_stream(std::size_t from, std::size_t to, Damage damage) { damage_[{from, to}] = damage; }
+
+std::uint64_t Simulator::damaged_link_closes(std::size_t node, CloseReason reason) const {
+  const auto it = damaged_closes_.find({node, reason});
+  return it == damaged_closes_.end() ? 0 : it->second;
+}
+
+bool Simulator::corrupted_unclosed(std::size_t node) const {
+  for (const auto& c : connections_) {
+    if (c != nullptr && c->open && c->corrupt_read && c->acceptor == node) return true;
+  }
+  return false;
+}
+
+Simulator::RogueOutcome Simulator::rogue(std::size_t node, std::span<const std::uint8_t> bytes) {
+  Node& n = *nodes_[node - 1];
+  rogue_outcome_ = RogueOutcome{};
+  if (!n.kernel || now_ < n.paused_until) return rogue_outcome_;
+  const Instant local = drifted(now_, n.clock_ppm);
+  const LinkId link = n.kernel->handle_link_accepted(local);
+  rogue_link_ = {node, link};
+  trace(node, "rogue peer dials (" + std::to_string(bytes.size()) + " bytes)", true);
+  n.kernel->handle_bytes(local, link, bytes);
+  drain(node);
+  rogue_link_.reset();
+  rogue_outcome_.handled = true;
+  return rogue_outcome_;
+}
+
 void Simulator::drain(std::size_t node) {
   Node& n = *nodes_[node - 1];
   if (!n.kernel) return;
@@ -328,8 +392,17 @@ void Simulator::drain(std::size_t node) {
       trace(node, "connect " + connect->address.to_string(), false);
     } else {
       const auto& close = std::get<CloseCommand>(*command);
+      if (rogue_link_ && rogue_link_->first == node) {
+        (rogue_link_->second == close.link ? rogue_outcome_.rogue_link_closed : rogue_outcome_.other_links_closed)
+            .push_back(close.reason);
+        if (rogue_link_->second == close.link) {
+          trace(node, "close rogue link: " + std::string(to_string(close.reason)), true);
+          continue;
+        }
+      }
       const std::uint64_t id = connection_of(node, close.link);
       if (Connection* c = find_connection(id); c != nullptr) {
+        if (c->corrupted && node == c->acceptor) ++damaged_closes_[{node, close.reason}];
         close_connection(id, *c, node);
         trace(node, "close link: " + std::string(to_string(close.reason)), false);
       }
@@ -437,6 +510,7 @@ void Simulator::process(const Event& event) {
         set_connection_of(to, *c.acceptor_link, event.connection);
       }
       const LinkId link = event.to_acceptor ? *c.acceptor_link : c.dialer_link;
+      if (c.corrupted && event.to_acceptor) c.corrupt_read = true;
       while (!flight.empty() && flight.front_arrival() <= now_ && c.open) {
         // Valid until the next push onto this direction, which only a
         // drain can make.

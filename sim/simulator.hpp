@@ -122,6 +122,27 @@ class Simulator {
   void heal();                                  // restore every cut
   // Adds `extra` to the latency of every frame sent until `until`.
   void latency_spike(Duration extra, Instant until);
+  // The next write `from` makes on the link it dialed to `to` is damaged.
+  // truncate: only its first two bytes arrive, then the connection is reset
+  // (both ends see it close; the reader holds half a frame). corrupt: its
+  // first frame header claims 0xffffffff bytes (the reader must close that
+  // link with a wire error). The reader's closes of a corrupted link are
+  // reported by damaged_link_closes().
+  enum class Damage : std::uint8_t { truncate, corrupt };
+  void damage_stream(std::size_t from, std::size_t to, Damage damage);
+  std::uint64_t damaged_link_closes(std::size_t node, CloseReason reason) const;
+  // A corrupted stream `node` has read from and still holds open.
+  bool corrupted_unclosed(std::size_t node) const;
+
+  // A peer that is no node dials `node` and sends `bytes`, handled now. What
+  // the node answers goes nowhere. Returns the closes the node made during
+  // that input: of the rogue's link, and of any other.
+  struct RogueOutcome {
+    bool handled = false;  // false when the node is crashed or paused
+    std::vector<CloseReason> rogue_link_closed;
+    std::vector<CloseReason> other_links_closed;
+  };
+  RogueOutcome rogue(std::size_t node, std::span<const std::uint8_t> bytes);
 
   std::uint64_t trace_hash() const { return trace_hash_; }
   std::uint64_t events_processed() const { return events_processed_; }
@@ -160,6 +181,7 @@ class Simulator {
   void transmit(std::uint64_t id, Connection& connection, bool from_dialer,
                 std::span<const std::uint8_t> bytes);
   void close_connection(std::uint64_t id, Connection& connection, std::size_t closer);
+  void reset_connection(std::uint64_t id);
   void close_connections_of(std::size_t node);
   void stop(std::size_t node, const char* what);  // crash() and lose_host(): the process ends
   Connection* find_connection(std::uint64_t id);
@@ -186,6 +208,12 @@ class Simulator {
   std::set<std::pair<std::size_t, std::size_t>> cuts_;  // directed (from, to)
   Duration spike_;
   Instant spike_until_;
+  std::map<std::pair<std::size_t, std::size_t>, Damage> damage_;  // pending, by (dialer, acceptor)
+  std::map<std::pair<std::size_t, CloseReason>, std::uint64_t> damaged_closes_;
+  // While rogue() runs: the node and the link the rogue dialed, and what
+  // the node closed.
+  std::optional<std::pair<std::size_t, LinkId>> rogue_link_;
+  RogueOutcome rogue_outcome_;
   std::uint64_t trace_hash_ = 0;
   std::uint64_t events_processed_ = 0;
   std::vector<TraceLine> timeline_;

@@ -68,6 +68,19 @@ Scenario everything() {
   asks.extra = ms(800);
   asks.length = ms(5'000);
   s.faults.push_back(asks);
+  s.faults.push_back(fault(Fault::Kind::truncate, ms(22'000), {2, 5}));
+  s.faults.push_back(fault(Fault::Kind::corrupt, ms(22'500), {5, 2}));
+  for (const Fault::Rogue rogue : {Fault::Rogue::garbage, Fault::Rogue::wrong_cluster}) {
+    Fault f = fault(Fault::Kind::rogue, ms(23'000), {4});
+    f.rogue = rogue;
+    s.faults.push_back(f);
+  }
+  for (const Fault::Rogue rogue : {Fault::Rogue::stale_incarnation, Fault::Rogue::implausible_incarnation,
+                                   Fault::Rogue::forged_row}) {
+    Fault f = fault(Fault::Kind::rogue, ms(24'000), {4, 1});
+    f.rogue = rogue;
+    s.faults.push_back(f);
+  }
   Fault nothing = fault(Fault::Kind::flood, ms(60'000), {3, 4});  // the last instant of chaos,
   nothing.rate = 1;                                                 // for no time at all
   s.faults.push_back(nothing);
@@ -100,6 +113,10 @@ TEST(ScenarioText, EveryFaultKindMutationAndMarkRoundTrips) {
   EXPECT_NE(text.find("at 17.000s spike +250ms for 2000ms\n"), std::string::npos);
   EXPECT_NE(text.find("at 20.000s flood n1 -> n2 2000/s 1024B for 10000ms\n"), std::string::npos);
   EXPECT_NE(text.find("at 21.000s asks n6 -> n6 50/s timeout 800ms for 5000ms\n"), std::string::npos);
+  EXPECT_NE(text.find("at 22.000s truncate n2 -> n5\n"), std::string::npos);
+  EXPECT_NE(text.find("at 22.500s corrupt n5 -> n2\n"), std::string::npos);
+  EXPECT_NE(text.find("at 23.000s rogue n4 wrong-cluster\n"), std::string::npos);
+  EXPECT_NE(text.find("at 24.000s rogue n4 forged-row n1\n"), std::string::npos);
 }
 
 TEST(ScenarioText, DefaultScenarioRoundTrips) { expect_round_trip(Scenario{}); }
@@ -250,6 +267,9 @@ TEST(ScenarioText, MalformedInputsNameTheLineAndTheFix) {
       {"flap zero period", with_head("at 5s flap { n1 } every 0s for 3s\n"), "line 3: flap period must be longer than 0ms"},
       {"heal extra", with_head("at 5s heal n1\n"), "line 3: unexpected \"n1\" after the end of the line; the form is \"at <time> heal\""},
       {"spike without extra", with_head("at 5s spike\n"), "line 3: expected the extra latency such as +50ms"},
+      {"rogue unknown", with_head("at 5s rogue n1 friendly\n"), "line 3: unknown rogue \"friendly\"; the form is \"at <time> rogue nN garbage|wrong-cluster, or rogue nN stale-incarnation|implausible-incarnation|forged-row nM\""},
+      {"rogue without victim", with_head("at 5s rogue n1 forged-row\n"), "line 3: expected a node such as n3, got the end of the line; the form is \"at <time> rogue nN garbage|wrong-cluster, or rogue nN stale-incarnation|implausible-incarnation|forged-row nM\""},
+      {"truncate same node", with_head("at 5s truncate n2 -> n2\n"), "line 3: a stream joins two different nodes, got n2 twice"},
       {"flood no arrow", with_head("at 5s flood n1 n2 2000/s 1024B for 10000ms\n"), "line 3: expected \"->\", got \"n2\"; the form is \"at <time> flood nA -> nB <rate>/s <bytes>B for <duration>\""},
       {"flood zero rate", with_head("at 5s flood n1 -> n2 0/s 1024B for 10000ms\n"), "line 3: flood rate must be at least 1/s"},
       {"flood rate unit", with_head("at 5s flood n1 -> n2 2000 1024B for 10000ms\n"), "line 3: expected a rate such as 2000/s, got \"2000\""},
