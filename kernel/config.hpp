@@ -56,6 +56,8 @@ struct Mutations {
                                       //     large messages)
   bool ingest_guard_off = false;      // W3: any incarnation jump is plausible (memberlist#358)
   bool cluster_check_off = false;     // W3: a hello naming another cluster is taken
+  bool convergence_off = false;       // M4: the leader never sees convergence (joiners stay joining)
+  bool down_keeps_asks = false;       // S3: asks to a member going down wait for their timeout
 
   bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;

@@ -269,6 +269,7 @@ void Kernel::complete_ask(const PendingAsk& ask, AskOutcome outcome, std::uint32
 }
 
 void Kernel::fail_asks_to(const NodeAddress& node) {
+  if (config_.mutations.down_keeps_asks) return;
   for (const PendingAsk& ask : asks_.take_for_node(node)) {
     complete_ask(ask, AskOutcome::target_down, 0, {});
   }

@@ -334,7 +334,7 @@ void Kernel::leader_actions() {
       config_.seeds.front() != self_.address) {
     return;
   }
-  const bool is_converged = converged();
+  const bool is_converged = converged() && !config_.mutations.convergence_off;
   const std::vector<Member> snapshot(members_.members().begin(), members_.members().end());
   for (const Member& m : snapshot) {
     const auto unreachable = unreachable_since_.find(m.address());

@@ -29,6 +29,7 @@ std::string_view to_string(Check check) {
     case Check::f5_intervals: return "F5 intervals";
     case Check::s1_messages: return "S1 messages";
     case Check::s2_asks: return "S2 completions";
+    case Check::s3_down_targets: return "S3 asks to the downed";
     case Check::s4_mailboxes: return "S4 mailbox reads";
     case Check::s4_streams: return "S4 streams";
     case Check::w3_rogues: return "W3 rogue peers";

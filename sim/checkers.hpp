@@ -61,12 +61,13 @@ enum class Check : std::uint8_t {
   f5_intervals,     // detector intervals checked against the liveness window
   s1_messages,      // flood messages checked for order, duplicates and destination
   s2_asks,          // ask completions checked
+  s3_down_targets,  // asks failed because their target was down (S3 watches the open ones)
   s4_mailboxes,     // mailbox sizes read after a kernel input
   s4_streams,       // (sender, receiver) streams checked while messages were outstanding
   w3_rogues,        // rogue peers judged (refused, or their records refused)
   w3_corrupt,       // corrupted streams judged (the reader closed that link)
 };
-inline constexpr std::size_t kCheckCount = 17;
+inline constexpr std::size_t kCheckCount = 18;
 std::string_view to_string(Check check);
 using Judged = std::array<std::uint64_t, kCheckCount>;
 inline void count(Judged* judged, Check check, std::uint64_t n = 1) {

@@ -95,7 +95,8 @@ struct Simulator::Connection {
   Instant wire_free[2];       // when the sender's last write is all on the wire
   std::uint64_t unread[2] = {0, 0};  // sent, not yet read by the peer
   bool corrupted = false;     // damage_stream(corrupt) hit what the dialer sent
-  bool corrupt_read = false;  // ...and the acceptor has read it
+  Instant corrupt_arrival;    // ...in the chunk arriving then
+  bool corrupt_read = false;  // ...and the acceptor has read that chunk
 };
 
 namespace {
@@ -272,6 +273,7 @@ void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
   // than the one before (TCP delivers in order).
   const std::uint64_t pieces = 1 + network_prng_.below(options_.network.max_chunks);
   Instant arrival = std::max(c.wire_free[slot] + latency(), c.last_arrival[slot] + Duration::nanoseconds(1));
+  if (!damaged.empty() && !reset_after) c.corrupt_arrival = arrival;  // the damaged header's chunk
   std::size_t at = 0;
   for (std::uint64_t piece = 0; piece < pieces && at < bytes.size(); ++piece) {
     const std::size_t left = bytes.size() - at;
@@ -510,11 +512,11 @@ void Simulator::process(const Event& event) {
         set_connection_of(to, *c.acceptor_link, event.connection);
       }
       const LinkId link = event.to_acceptor ? *c.acceptor_link : c.dialer_link;
-      if (c.corrupted && event.to_acceptor) c.corrupt_read = true;
       while (!flight.empty() && flight.front_arrival() <= now_ && c.open) {
         // Valid until the next push onto this direction, which only a
         // drain can make.
         const std::span<const std::uint8_t> chunk = flight.front();
+        if (c.corrupted && event.to_acceptor && flight.front_arrival() == c.corrupt_arrival) c.corrupt_read = true;
         flight.pop();
         c.unread[event.to_acceptor ? 0 : 1] -= chunk.size();
         trace_hash_ = fingerprint_u64(trace_hash_, chunk.size() ^ (static_cast<std::uint64_t>(to) << 32));

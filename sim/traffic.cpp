@@ -17,6 +17,9 @@ const Duration kAskSlack = Duration::milliseconds(200);
 // An ask still open this long after its timeout has not merely been late:
 // it is reported as never completed.
 const Duration kAskNever = kAskSlack + Duration::seconds(1);
+// An open ask to a member the asker holds down must fail this soon (S3);
+// the checks run every 100 ms.
+const Duration kAskDownSlack = Duration::milliseconds(300);
 
 void put32(std::uint8_t* p, std::uint32_t v) { std::memcpy(p, &v, 4); }
 void put64(std::uint8_t* p, std::uint64_t v) { std::memcpy(p, &v, 8); }
@@ -154,7 +157,13 @@ void TrafficWorkload::ask_tick(const Fault& asks, Instant end) {
     // A completion may already have come (an ask refused at once).
     // Deadlines in virtual time: `now` is the node's own (possibly drifting) clock.
     const AskKey key{from, lives_[from], id};
-    if (asks_.try_emplace(key, PendingAsk{sim_->now() + asks.extra, 0, token}).second) open_.insert(key);
+    PendingAsk pending;
+    pending.deadline = sim_->now() + asks.extra;
+    pending.target = asks.nodes[1];
+    pending.token = token;
+    if (asks_.try_emplace(key, pending).second) {
+      open_.insert(key);
+    }
   });
   const Instant next = sim_->now() + Duration::nanoseconds(1'000'000'000 / std::max<std::uint32_t>(asks.rate, 1));
   if (next < end) sim_->call_at(next, [this, asks, end] { ask_tick(asks, end); });
@@ -176,6 +185,7 @@ void TrafficWorkload::on_event(std::size_t node, const Event& event) {
   if (done == nullptr || sim_ == nullptr) return;
   ++asks_completed_;
   count(judged_, Check::s2_asks);
+  if (done->outcome == AskOutcome::target_down) count(judged_, Check::s3_down_targets);
   const AskKey key{node, lives_[node], done->id};
   PendingAsk& ask = asks_[key];
   open_.erase(key);
@@ -198,15 +208,21 @@ void TrafficWorkload::accepted(std::size_t from, std::uint64_t life, std::size_t
                                std::size_t bytes) {
   ++sent_;
   Stream& stream = streams_[{from, life, to}];
-  stream.accepted = std::max(stream.accepted, seq);
-  stream.bytes = bytes;
+  stream.accepted_bytes += bytes;
+  stream.largest = std::max(stream.largest, bytes);
+  stream.open.emplace_back(seq, stream.accepted_bytes);
 }
 
 void TrafficWorkload::delivered(const NodeAddress& from, std::uint64_t life, std::size_t to, std::uint64_t seq) {
   ++delivered_;
   count(judged_, Check::s1_messages);
   const auto it = streams_.find({sim_->node_of(from), life, to});
-  if (it != streams_.end()) it->second.delivered = std::max(it->second.delivered, seq);
+  if (it == streams_.end()) return;
+  Stream& stream = it->second;
+  while (!stream.open.empty() && stream.open.front().first <= seq) {
+    stream.delivered_bytes = stream.open.front().second;
+    stream.open.pop_front();
+  }
 }
 
 void TrafficWorkload::after_input(std::size_t node, const Kernel& kernel) {
@@ -226,18 +242,17 @@ void TrafficWorkload::check_streams(const Simulator& sim) {
   for (const auto& [key, stream] : streams_) {
     const auto& [from, life, to] = key;
     const Kernel* k = sim.kernel(from);
-    if (k == nullptr || k->self().incarnation.value != life || stream.accepted <= stream.delivered) continue;
+    if (k == nullptr || k->self().incarnation.value != life || stream.open.empty()) continue;
     count(judged_, Check::s4_streams);
     const Config& c = k->config();
     // Messages in between sit in the sender's queue (its bound), one write,
     // the network, and the receiver's mailbox; a link lost with all of them
     // aboard may leave that much unaccounted once more.
-    const std::uint64_t message = stream.bytes;
-    const std::uint64_t allowed =
-        2 * (c.max_outbound_user_bytes + c.max_write_bytes + network_window_ + std::uint64_t{c.mailbox_capacity} * message);
-    const std::uint64_t outstanding = (stream.accepted - stream.delivered) * message;
+    const std::uint64_t allowed = 2 * (c.max_outbound_user_bytes + c.max_write_bytes + network_window_ +
+                                       std::uint64_t{c.mailbox_capacity} * stream.largest);
+    const std::uint64_t outstanding = stream.accepted_bytes - stream.delivered_bytes;
     if (outstanding > allowed) {
-      violation("S4: " + node_name(from) + " accepted " + std::to_string(stream.accepted - stream.delivered) +
+      violation("S4: " + node_name(from) + " accepted " + std::to_string(stream.open.size()) +
                 " messages (" + std::to_string(outstanding) + " body bytes) for " + node_name(to) +
                 " that have not arrived; its outbound bound, a write, the network window and a mailbox hold at most " +
                 std::to_string(allowed));
@@ -253,6 +268,21 @@ void TrafficWorkload::check(const Simulator& sim, std::vector<std::string>& fail
     const auto& [node, life, id] = *it;
     PendingAsk& ask = asks_.at(*it);
     if (sim.paused(node)) ask.deadline = std::max(ask.deadline, sim.now());
+    if (const Kernel* k = sim.kernel(node); k != nullptr && !sim.paused(node)) {
+      const Member* target = k->members().find(sim.address(ask.target));
+      if (target == nullptr || is_live_status(target->status)) {
+        ask.target_down_seen = Instant{};
+      } else if (ask.target_down_seen == Instant{}) {
+        ask.target_down_seen = sim.now();
+      } else if (sim.now() - ask.target_down_seen > kAskDownSlack) {
+        violation("S3: ask " + std::to_string(id) + " of " + node_name(node) + " still open " +
+                  std::to_string((sim.now() - ask.target_down_seen).ms()) + " ms after " + node_name(node) +
+                  " saw its target down");
+        ask.completions = 1;  // report once
+        it = open_.erase(it);
+        continue;
+      }
+    }
     // A dead node's asks die with it; on_start forgets them.
     if (!sim.alive(node) || sim.now() <= ask.deadline + kAskNever) {
       ++it;

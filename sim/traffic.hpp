@@ -15,6 +15,9 @@
 //       answers that ask (the echo returns the ask's unique body); a
 //       completion more than 200 ms after the ask's timeout is late, and an
 //       ask still open 1.2 s after it has never completed
+//   S3  an open ask whose target the asker's view holds down or removed
+//       completes (target_down) within 300 ms: nothing waits for a member
+//       that is gone
 //   S4  no mailbox grows past its capacity (its size read after every input
 //       the kernel handles); and per (sender life, receiver) stream, the
 //       flood messages the sender's kernel accepted but the receiver has not
@@ -25,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -58,6 +62,8 @@ class TrafficWorkload final : public Workload {
  private:
   struct PendingAsk {
     Instant deadline;
+    std::size_t target = 0;
+    Instant target_down_seen;  // when the asker's view first held the target down (S3)
     std::uint32_t completions = 0;
     std::uint64_t token = 0;  // the ask's body; the echo's reply must carry it back
   };
@@ -66,9 +72,12 @@ class TrafficWorkload final : public Workload {
 
   // One flood stream: a sender's life to a receiving node.
   struct Stream {
-    std::uint64_t accepted = 0;   // highest sequence number the sender's kernel took
-    std::uint64_t delivered = 0;  // highest the receiver's flood-sink handled
-    std::size_t bytes = 0;        // body bytes of each message
+    std::uint64_t accepted_bytes = 0;   // body bytes of every message the sender's kernel took
+    std::uint64_t delivered_bytes = 0;  // of those, up to the highest the receiver's flood-sink handled
+    std::size_t largest = 0;            // the largest body
+    // (sequence number, accepted_bytes once it was taken) of each message
+    // taken and not yet handled, nor passed by a later one.
+    std::deque<std::pair<std::uint64_t, std::uint64_t>> open;
   };
   using StreamKey = std::tuple<std::size_t, std::uint64_t, std::size_t>;  // (from, life, to)
   void check_streams(const Simulator& sim);
