@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "kernel/drain.hpp"
 #include "kernel/membership/member_table.hpp"
 
 namespace weft::sim {
@@ -374,8 +375,8 @@ void Simulator::drain(std::size_t node) {
   if (!n.kernel) return;
   Kernel& k = *n.kernel;
   if (options_.after_input) options_.after_input(node, k);
-  while (auto command = k.poll_command()) {
-    if (const auto* connect = std::get_if<ConnectCommand>(&*command)) {
+  const auto on_command = [&](LinkCommand&& command) {
+    if (const auto* connect = std::get_if<ConnectCommand>(&command)) {
       const std::uint64_t id = connections_.size();
       connections_.push_back(std::make_unique<Connection>());
       Connection& c = *connections_.back();
@@ -392,44 +393,45 @@ void Simulator::drain(std::size_t node) {
       event.connection = id;
       schedule(event);
       trace(node, "connect " + connect->address.to_string(), false);
-    } else {
-      const auto& close = std::get<CloseCommand>(*command);
-      if (rogue_link_ && rogue_link_->first == node) {
-        (rogue_link_->second == close.link ? rogue_outcome_.rogue_link_closed : rogue_outcome_.other_links_closed)
-            .push_back(close.reason);
-        if (rogue_link_->second == close.link) {
-          trace(node, "close rogue link: " + std::string(to_string(close.reason)), true);
-          continue;
-        }
-      }
-      const std::uint64_t id = connection_of(node, close.link);
-      if (Connection* c = find_connection(id); c != nullptr) {
-        if (c->corrupted && node == c->acceptor) ++damaged_closes_[{node, close.reason}];
-        close_connection(id, *c, node);
-        trace(node, "close link: " + std::string(to_string(close.reason)), false);
+      return;
+    }
+    const auto& close = std::get<CloseCommand>(command);
+    if (rogue_link_ && rogue_link_->first == node) {
+      (rogue_link_->second == close.link ? rogue_outcome_.rogue_link_closed : rogue_outcome_.other_links_closed)
+          .push_back(close.reason);
+      if (rogue_link_->second == close.link) {
+        trace(node, "close rogue link: " + std::string(to_string(close.reason)), true);
+        return;
       }
     }
-  }
-  while (auto transmit_request = k.poll_transmit()) {
-    const std::uint64_t id = connection_of(node, transmit_request->link);
+    const std::uint64_t id = connection_of(node, close.link);
+    if (Connection* c = find_connection(id); c != nullptr) {
+      if (c->corrupted && node == c->acceptor) ++damaged_closes_[{node, close.reason}];
+      close_connection(id, *c, node);
+      trace(node, "close link: " + std::string(to_string(close.reason)), false);
+    }
+  };
+  const auto on_transmit = [&](const Transmit& request) {
+    const std::uint64_t id = connection_of(node, request.link);
     Connection* c = find_connection(id);
-    if (c != nullptr && c->open && c->established) transmit(id, *c, c->dialer == node, transmit_request->bytes);
-  }
-  while (auto event = k.poll_event()) {
-    if (const auto* member = std::get_if<MemberEvent>(&*event)) {
+    if (c != nullptr && c->open && c->established) transmit(id, *c, c->dialer == node, request.bytes);
+  };
+  const auto on_event = [&](weft::Event&& event) {
+    if (const auto* member = std::get_if<MemberEvent>(&event)) {
       trace(node, member_line(*member), true);
-    } else if (const auto* reach = std::get_if<ReachabilityEvent>(&*event)) {
+    } else if (const auto* reach = std::get_if<ReachabilityEvent>(&event)) {
       trace(node, reach->subject.to_string() + (reach->unreachable ? " unreachable" : " reachable again"), true);
-    } else if (const auto* done = std::get_if<AskCompleted>(&*event)) {
+    } else if (const auto* done = std::get_if<AskCompleted>(&event)) {
       trace(node, "ask " + std::to_string(done->id) + " " + std::string(to_string(done->outcome)), false);
-    } else if (const auto* dead = std::get_if<DeadLetter>(&*event)) {
+    } else if (const auto* dead = std::get_if<DeadLetter>(&event)) {
       trace(node, "dead letter " + std::string(to_string(dead->reason)) + " " + dead->target.to_string(), false);
-    } else if (const auto* shutdown = std::get_if<ShutdownEvent>(&*event)) {
+    } else if (const auto* shutdown = std::get_if<ShutdownEvent>(&event)) {
       trace(node, shutdown->downed ? "shut down (downed)" : "shut down (left)", true);
     }
-    if (options_.on_event) options_.on_event(node, *event);
-    if (!n.kernel) return;  // the workload crashed it
-  }
+    if (options_.on_event) options_.on_event(node, event);
+    return n.kernel != nullptr;  // false: the workload crashed it
+  };
+  if (!weft::drain(k, on_command, on_transmit, on_event)) return;
   schedule_tick(node);
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernel/drain.hpp"
+
 namespace weft::testing {
 
 Harness::Harness(std::size_t nodes, const std::function<void(Config&)>& tune) {
@@ -49,40 +51,43 @@ void Harness::close_pipe(Pipe& pipe, std::size_t closer) {
 void Harness::drain(std::size_t i) {
   Node& n = nodes_[i - 1];
   if (n.crashed || n.paused) return;
-  while (auto command = n.kernel->poll_command()) {
-    if (const auto* connect = std::get_if<ConnectCommand>(&*command)) {
+  const auto on_command = [&](LinkCommand&& command) {
+    if (const auto* connect = std::get_if<ConnectCommand>(&command)) {
       const std::size_t target = index_of(connect->address);
       if (target == 0 || nodes_[target - 1].crashed) {
         n.kernel->handle_link_down(now_, connect->link, LinkDownCause::refused);
-        continue;
+        return;
       }
       // A paused process's kernel still has its listening socket: the OS
       // accepts, the process reads later.
       const LinkId accepted = node(target).handle_link_accepted(now_);
       pipes_.push_back(Pipe{i, connect->link, target, accepted, {}, {}, true});
       n.kernel->handle_link_up(now_, connect->link);
-    } else {
-      const auto& close = std::get<CloseCommand>(*command);
-      for (Pipe& pipe : pipes_) {
-        if ((pipe.dialer == i && pipe.dialer_link == close.link) ||
-            (pipe.acceptor == i && pipe.acceptor_link == close.link)) {
-          close_pipe(pipe, i);
-        }
+      return;
+    }
+    const auto& close = std::get<CloseCommand>(command);
+    for (Pipe& pipe : pipes_) {
+      if ((pipe.dialer == i && pipe.dialer_link == close.link) ||
+          (pipe.acceptor == i && pipe.acceptor_link == close.link)) {
+        close_pipe(pipe, i);
       }
     }
-  }
-  while (auto transmit = n.kernel->poll_transmit()) {
+  };
+  const auto on_transmit = [&](const Transmit& transmit) {
     for (Pipe& pipe : pipes_) {
       if (!pipe.open) continue;
-      if (pipe.dialer == i && pipe.dialer_link == transmit->link) {
-        pipe.to_acceptor.insert(pipe.to_acceptor.end(), transmit->bytes.begin(), transmit->bytes.end());
-      } else if (pipe.acceptor == i && pipe.acceptor_link == transmit->link) {
-        pipe.to_dialer.insert(pipe.to_dialer.end(), transmit->bytes.begin(), transmit->bytes.end());
+      if (pipe.dialer == i && pipe.dialer_link == transmit.link) {
+        pipe.to_acceptor.insert(pipe.to_acceptor.end(), transmit.bytes.begin(), transmit.bytes.end());
+      } else if (pipe.acceptor == i && pipe.acceptor_link == transmit.link) {
+        pipe.to_dialer.insert(pipe.to_dialer.end(), transmit.bytes.begin(), transmit.bytes.end());
       }
     }
-    n.kernel->handle_sent(now_, transmit->link);  // an unbounded pipe takes every write at once
-  }
-  while (auto event = n.kernel->poll_event()) n.events.push_back(std::move(*event));
+    n.kernel->handle_sent(now_, transmit.link);  // an unbounded pipe takes every write at once
+  };
+  (void)weft::drain(*n.kernel, on_command, on_transmit, [&](Event&& event) {
+    n.events.push_back(std::move(event));
+    return true;
+  });
 }
 
 bool Harness::flush() {
