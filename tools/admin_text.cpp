@@ -1,0 +1,167 @@
+#include "tools/admin_text.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <map>
+
+namespace weft::tools {
+namespace {
+
+std::string number(double value) {
+  char buffer[64];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, 6);
+  return error == std::errc{} ? std::string(buffer, end) : "NaN";
+}
+
+// One metric family: HELP, TYPE, then its samples.
+struct Family {
+  Family(std::string& out, const char* name, const char* type, const char* help) : out_(out) {
+    out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+  }
+  void sample(const std::string& name_and_labels, double value) { out_ += name_and_labels + " " + number(value) + "\n"; }
+  std::string& out_;
+};
+
+template <std::size_t N>
+void histogram(std::string& out, const char* name, const char* help, const std::array<std::int64_t, N>& bounds,
+               double bound_scale, const std::array<std::uint64_t, N + 1>& buckets, double sum_seconds) {
+  Family f(out, name, "histogram", help);
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    cumulative += buckets[i];
+    f.sample(std::string(name) + "_bucket{le=\"" + number(static_cast<double>(bounds[i]) * bound_scale) + "\"}",
+             static_cast<double>(cumulative));
+  }
+  cumulative += buckets[N];
+  f.sample(std::string(name) + "_bucket{le=\"+Inf\"}", static_cast<double>(cumulative));
+  f.sample(std::string(name) + "_sum", sum_seconds);
+  f.sample(std::string(name) + "_count", static_cast<double>(cumulative));
+}
+
+// phi for people: two decimals, never "-0".
+std::string fixed2(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", value < 0.005 ? 0.0 : value);
+  return buffer;
+}
+
+}  // namespace
+
+void AskLatency::record(Duration rtt) {
+  std::size_t bucket = 0;
+  while (bucket < kBoundsUs.size() && rtt.ns() > kBoundsUs[bucket] * 1000) ++bucket;
+  ++buckets[bucket];
+  sum_ns += rtt.ns();
+  ++count;
+}
+
+Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const AskLatency& asks, Instant now,
+                       bool leaving) {
+  Snapshot s;
+  const MemberStatus self_status = k.self_status();
+  s.health = k.is_shut_down() ? "shut down\n"
+             : leaving        ? "leaving\n"
+             : self_status == MemberStatus::up ? "ok\n"
+                                               : std::string(to_string(self_status)) + "\n";
+  const std::optional<NodeAddress> leader = k.leader();
+  s.members_text = "self " + k.self().to_string() + " (" + std::string(to_string(self_status)) + "), leader " +
+                   (leader ? leader->to_string() : std::string("none")) +
+                   (k.converged() ? ", converged\n" : ", not converged\n");
+  s.members_json = "{\"self\":\"" + k.self().to_string() + "\",\"status\":\"" + std::string(to_string(self_status)) +
+                   "\",\"leader\":\"" + (leader ? leader->to_string() : std::string()) +
+                   "\",\"converged\":" + (k.converged() ? "true" : "false") + ",\"members\":[";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-24s %-14s %-8s %-11s %s\n", "address", "incarnation", "status", "reachable", "phi");
+  s.members_text += line;
+  std::map<std::string, std::uint64_t> by_status;
+  std::uint64_t unreachable = 0;
+  bool first = true;
+  for (const Member& m : k.members().members()) {
+    ++by_status[std::string(to_string(m.status))];
+    const bool is_unreachable = k.is_unreachable(m.id);
+    unreachable += is_unreachable ? 1 : 0;
+    const double phi = k.phi(m.id, now);
+    std::snprintf(line, sizeof line, "%-24s %-14llu %-8s %-11s %s\n", m.address().to_string().c_str(),
+                  static_cast<unsigned long long>(m.incarnation().value), std::string(to_string(m.status)).c_str(),
+                  is_unreachable ? "no" : "yes", k.detector(m.id) ? fixed2(phi).c_str() : "-");
+    s.members_text += line;
+    s.members_json += std::string(first ? "" : ",") + "{\"address\":\"" + m.address().to_string() +
+                      "\",\"incarnation\":" + std::to_string(m.incarnation().value) + ",\"status\":\"" +
+                      std::string(to_string(m.status)) + "\",\"unreachable\":" + (is_unreachable ? "true" : "false") +
+                      ",\"phi\":" + number(phi < 0 ? 0.0 : phi) + "}";
+    first = false;
+  }
+  s.members_json += "]}\n";
+
+  std::string& out = s.metrics;
+  {
+    Family f(out, "weft_members", "gauge", "Members in this node's view, by status.");
+    for (const MemberStatus status : {MemberStatus::joining, MemberStatus::up, MemberStatus::leaving,
+                                      MemberStatus::exiting, MemberStatus::down, MemberStatus::removed}) {
+      const std::string name(to_string(status));
+      f.sample("weft_members{status=\"" + name + "\"}", static_cast<double>(by_status[name]));
+    }
+  }
+  Family(out, "weft_unreachable_members", "gauge", "Members some observer holds unreachable.")
+      .sample("weft_unreachable_members", static_cast<double>(unreachable));
+  {
+    Family f(out, "weft_phi", "gauge", "Suspicion level of each peer this node monitors.");
+    for (const MemberId& subject : k.monitored_subjects()) {
+      f.sample("weft_phi{peer=\"" + subject.address.to_string() + "\"}", k.phi(subject, now));
+    }
+  }
+  const KernelCounters& c = k.counters();
+  const auto counter = [&](const char* name, const char* help, std::uint64_t value) {
+    Family(out, name, "counter", help).sample(name, static_cast<double>(value));
+  };
+  counter("weft_frames_in_total", "Frames received.", c.frames_in);
+  counter("weft_frames_out_total", "Frames queued for sending.", c.frames_out);
+  counter("weft_bytes_in_total", "Bytes the kernel read.", c.bytes_in);
+  counter("weft_bytes_out_total", "Bytes the kernel lent for writing.", c.bytes_out);
+  counter("weft_suspicions_refuted_total", "Unreachable marks withdrawn when the peer was heard again.",
+          c.marks[static_cast<std::size_t>(Mark::suspicion_refuted)]);
+  counter("weft_observations_throttled_total", "Frames the liveness throttle kept from the detectors.",
+          c.observations_throttled);
+  counter("weft_ingest_rejected_total", "Gossip records refused by the ingest guard.", c.ingest_rejected);
+  {
+    Family f(out, "weft_links_closed_total", "counter", "Links this node closed, by reason.");
+    for (std::size_t i = 0; i < kAllCloseReasons.size(); ++i) {
+      f.sample("weft_links_closed_total{reason=\"" + std::string(to_string(kAllCloseReasons[i])) + "\"}",
+               static_cast<double>(c.links_closed[i]));
+    }
+  }
+  {
+    Family f(out, "weft_wire_errors_total", "counter", "Malformed input by reason (each closed its link).");
+    for (std::size_t i = 0; i < wire::kAllWireErrors.size(); ++i) {
+      f.sample("weft_wire_errors_total{reason=\"" + std::string(wire::to_string(wire::kAllWireErrors[i])) + "\"}",
+               static_cast<double>(c.wire_errors[i]));
+    }
+  }
+  {
+    Family f(out, "weft_dead_letters_total", "counter", "Messages that could not be delivered, by reason.");
+    for (std::size_t i = 0; i < kDeadLetterReasonCount; ++i) {
+      f.sample("weft_dead_letters_total{reason=\"" + std::string(to_string(static_cast<DeadLetterReason>(i))) + "\"}",
+               static_cast<double>(c.dead_letters[i]));
+    }
+  }
+  {
+    Family f(out, "weft_outbound_queued_bytes", "gauge", "Bytes queued for each peer, control and user.");
+    for (const Member& m : k.members().members()) {
+      if (m.address() == k.self().address) continue;
+      f.sample("weft_outbound_queued_bytes{peer=\"" + m.address().to_string() + "\"}",
+               static_cast<double>(k.outbound_bytes_queued(m.address())));
+    }
+  }
+  counter("weft_driver_accepted_total", "Connections accepted.", driver.accepted);
+  counter("weft_driver_dialed_total", "Connections dialed.", driver.dialed);
+  counter("weft_driver_connect_failures_total", "Dials that failed.", driver.connect_failures);
+  counter("weft_driver_reads_total", "Socket reads.", driver.reads);
+  counter("weft_driver_writes_total", "Socket writes completed.", driver.writes);
+  histogram(out, "weft_tick_lag_seconds", "How late the kernel's timer fired.", io::DriverStats::kLagBoundsMs, 1e-3,
+            driver.tick_lag, static_cast<double>(driver.tick_lag_sum_ns) / 1e9);
+  histogram(out, "weft_ask_seconds", "Round trips of the asks made through the admin endpoint.", AskLatency::kBoundsUs,
+            1e-6, asks.buckets, static_cast<double>(asks.sum_ns) / 1e9);
+  return s;
+}
+
+}  // namespace weft::tools

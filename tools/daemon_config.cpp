@@ -1,0 +1,282 @@
+#include "tools/daemon_config.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <functional>
+#include <limits>
+#include <span>
+
+namespace weft::tools {
+namespace {
+
+bool parse_duration(std::string_view text, Duration& out) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || value < 0) return false;
+  const std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  if (unit == "ns") out = Duration::nanoseconds(value);
+  else if (unit == "us") out = Duration::microseconds(value);
+  else if (unit == "ms") out = Duration::milliseconds(value);
+  else if (unit == "s") out = Duration::seconds(value);
+  else if (unit == "min") out = Duration::seconds(value * 60);
+  else if (unit == "h") out = Duration::seconds(value * 3600);
+  else return false;
+  return true;
+}
+
+template <class T>
+bool parse_unsigned(std::string_view text, T& out) {
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value > std::numeric_limits<T>::max()) return false;
+  out = static_cast<T>(value);
+  return true;
+}
+
+bool parse_double(std::string_view text, double& out) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return error == std::errc{} && end == text.data() + text.size();
+}
+
+using Setter = std::function<bool(DaemonConfig&, std::string_view)>;
+
+Setter duration(Duration Config::*field) {
+  return [field](DaemonConfig& c, std::string_view v) { return parse_duration(v, c.kernel.*field); };
+}
+template <class T>
+Setter whole(T Config::*field) {
+  return [field](DaemonConfig& c, std::string_view v) { return parse_unsigned(v, c.kernel.*field); };
+}
+
+constexpr std::string_view kDuration = "a duration such as 200ms, 1s or 1500us";
+constexpr std::string_view kCount = "a whole number";
+constexpr std::string_view kAddress = "host:port, such as 10.0.0.5:7000";
+
+struct Entry {
+  Knob knob;
+  Setter set;
+};
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> table = {
+      {{"cluster_name", "a name of 1..64 bytes"},
+       [](DaemonConfig& c, std::string_view v) { c.kernel.cluster_name = std::string(v); return true; }},
+      {{"advertise", kAddress},  // Config::self: where peers reach this node
+       [](DaemonConfig& c, std::string_view v) { std::string e; return parse_address(v, c.kernel.self, e); }},
+      {{"bind", kAddress},
+       [](DaemonConfig& c, std::string_view v) { std::string e; return parse_address(v, c.bind, e); }},
+      {{"admin", kAddress},
+       [](DaemonConfig& c, std::string_view v) { std::string e; return parse_address(v, c.admin, e); }},
+      {{"log_level", "trace, debug, info, warn or error"},
+       [](DaemonConfig& c, std::string_view v) {
+         c.log_level = std::string(v);
+         return v == "trace" || v == "debug" || v == "info" || v == "warn" || v == "error";
+       }},
+      {{"incarnation", "a whole number above 0 (default: the start time in ms)"},
+       [](DaemonConfig& c, std::string_view v) { return parse_unsigned(v, c.kernel.incarnation.value); }},
+      {{"seeds", "host:port[,host:port...] (in a file: an array of strings)"},
+       [](DaemonConfig& c, std::string_view v) {
+         c.kernel.seeds.clear();
+         while (!v.empty()) {
+           const std::size_t comma = v.find(',');
+           NodeAddress seed;
+           std::string e;
+           if (!parse_address(v.substr(0, comma), seed, e)) return false;
+           c.kernel.seeds.push_back(seed);
+           v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
+         }
+         return true;
+       }},
+      {{"gossip_interval", kDuration}, duration(&Config::gossip_interval)},
+      {{"gossip_fanout", kCount}, whole(&Config::gossip_fanout)},
+      {{"join_retry_interval", kDuration}, duration(&Config::join_retry_interval)},
+      {{"heartbeat_interval", kDuration}, duration(&Config::heartbeat_interval)},
+      {{"monitored_by", kCount}, whole(&Config::monitored_by)},
+      {{"phi_threshold", "a number such as 8 or 10.5"},
+       [](DaemonConfig& c, std::string_view v) { return parse_double(v, c.kernel.phi_threshold); }},
+      {{"phi_min_std_deviation", kDuration}, duration(&Config::phi_min_std_deviation)},
+      {{"phi_acceptable_pause", kDuration}, duration(&Config::phi_acceptable_pause)},
+      {{"phi_max_sample_size", kCount}, whole(&Config::phi_max_sample_size)},
+      {{"liveness_window", kDuration}, duration(&Config::liveness_window)},
+      {{"indirect_probes", kCount}, whole(&Config::indirect_probes)},
+      {{"probe_timeout", kDuration}, duration(&Config::probe_timeout)},
+      {{"self_pause_threshold", kDuration}, duration(&Config::self_pause_threshold)},
+      {{"down_after_unreachable", kDuration}, duration(&Config::down_after_unreachable)},
+      {{"remove_after_down", kDuration}, duration(&Config::remove_after_down)},
+      {{"tombstone_ttl", kDuration}, duration(&Config::tombstone_ttl)},
+      {{"on_downed", "rejoin or shut_down"},
+       [](DaemonConfig& c, std::string_view v) {
+         if (v != "rejoin" && v != "shut_down") return false;
+         c.kernel.on_downed = v == "rejoin" ? OnDowned::rejoin : OnDowned::shut_down;
+         return true;
+       }},
+      {{"max_incarnation_jump", kCount}, whole(&Config::max_incarnation_jump)},
+      {{"max_frame_bytes", kCount}, whole(&Config::max_frame_bytes)},
+      {{"max_outbound_user_bytes", kCount}, whole(&Config::max_outbound_user_bytes)},
+      {{"max_outbound_control_bytes", kCount}, whole(&Config::max_outbound_control_bytes)},
+      {{"max_write_bytes", kCount}, whole(&Config::max_write_bytes)},
+      {{"reconnect_backoff_min", kDuration}, duration(&Config::reconnect_backoff_min)},
+      {{"reconnect_backoff_max", kDuration}, duration(&Config::reconnect_backoff_max)},
+      {{"mailbox_capacity", kCount}, whole(&Config::mailbox_capacity)},
+      {{"mailbox_overflow", "reject_new or drop_oldest"},
+       [](DaemonConfig& c, std::string_view v) {
+         if (v != "reject_new" && v != "drop_oldest") return false;
+         c.kernel.mailbox_overflow = v == "reject_new" ? MailboxOverflow::reject_new : MailboxOverflow::drop_oldest;
+         return true;
+       }},
+      {{"dispatch_batch", kCount}, whole(&Config::dispatch_batch)},
+      {{"dispatch_budget", kCount}, whole(&Config::dispatch_budget)},
+      {{"max_pending_asks", kCount}, whole(&Config::max_pending_asks)},
+  };
+  return table;
+}
+
+const Entry* find(std::string_view key) {
+  for (const Entry& e : entries()) {
+    if (e.knob.key == key) return &e;
+  }
+  return nullptr;
+}
+
+std::string known_keys() {
+  std::string text;
+  for (const Entry& e : entries()) text += (text.empty() ? "" : ", ") + std::string(e.knob.key);
+  return text;
+}
+
+void set(DaemonConfig& config, std::string_view key, std::string_view value, const std::string& where,
+         std::vector<std::string>& problems) {
+  if (key == "mutations" || key.starts_with("mutations.")) {
+    problems.push_back(where + std::string(key) + ": test-only defects cannot be set here; remove it");
+    return;
+  }
+  const Entry* entry = find(key);
+  if (entry == nullptr) {
+    problems.push_back(where + "unknown key \"" + std::string(key) + "\"; the keys are " + known_keys());
+    return;
+  }
+  config.given.emplace_back(key);
+  if (!entry->set(config, value)) {
+    problems.push_back(where + std::string(key) + " = \"" + std::string(value) + "\" is not " +
+                       std::string(entry->knob.help));
+  }
+}
+
+std::string duration_text(Duration d) {
+  if (d.ns() % 1'000'000'000 == 0) return std::to_string(d.ns() / 1'000'000'000) + "s";
+  if (d.ns() % 1'000'000 == 0) return std::to_string(d.ms()) + "ms";
+  if (d.ns() % 1'000 == 0) return std::to_string(d.ns() / 1'000) + "us";
+  return std::to_string(d.ns()) + "ns";
+}
+
+}  // namespace
+
+std::span<const Knob> knobs() {
+  static const std::vector<Knob> list = [] {
+    std::vector<Knob> k;
+    for (const Entry& e : entries()) k.push_back(e.knob);
+    return k;
+  }();
+  return list;
+}
+
+bool parse_address(std::string_view text, NodeAddress& out, std::string& error) {
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    error = "\"" + std::string(text) + "\" is not host:port";
+    return false;
+  }
+  std::uint16_t port = 0;
+  if (!parse_unsigned(text.substr(colon + 1), port) || port == 0) {
+    error = "\"" + std::string(text) + "\" has no port in 1..65535";
+    return false;
+  }
+  std::string_view host = text.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  out = NodeAddress{std::string(host), port};
+  return true;
+}
+
+DaemonConfig default_config() {
+  DaemonConfig c;
+  c.kernel.self = NodeAddress{"127.0.0.1", 7000};
+  // A restart must take a larger incarnation than any life before it: the
+  // wall clock in milliseconds does, unless the clock steps back.
+  c.kernel.incarnation = Incarnation{static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count())};
+  return c;
+}
+
+void apply_toml(DaemonConfig& config, std::string_view text, std::string_view source,
+                std::vector<std::string>& problems) {
+  // Debian's toml++ reports a syntax error by exception; it is caught here,
+  // at the one place a file is read, and becomes a problem line.
+  toml::table parsed;
+  try {
+    parsed = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    problems.push_back(std::string(source) + ":" + std::to_string(e.source().begin.line) + ": " +
+                       std::string(e.description()));
+    return;
+  }
+  for (auto&& [key, node] : parsed) {
+    const std::string where = std::string(source) + ":" + std::to_string(node.source().begin.line) + ": ";
+    std::string value;
+    if (const auto* s = node.as_string()) {
+      value = s->get();
+    } else if (const auto* i = node.as_integer()) {
+      value = std::to_string(i->get());
+    } else if (const auto* f = node.as_floating_point()) {
+      char buffer[64];
+      const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, f->get());
+      value = error == std::errc{} ? std::string(buffer, end) : "?";
+    } else if (const auto* b = node.as_boolean()) {
+      value = b->get() ? "true" : "false";
+    } else if (const auto* a = node.as_array()) {
+      for (auto&& item : *a) {
+        if (const auto* element = item.as_string()) value += (value.empty() ? "" : ",") + element->get();
+      }
+    } else {
+      problems.push_back(where + std::string(key.str()) + " must be a string, a number or an array of strings");
+      continue;
+    }
+    set(config, key.str(), value, where, problems);
+  }
+}
+
+void apply_setting(DaemonConfig& config, std::string_view setting, std::vector<std::string>& problems) {
+  const std::size_t eq = setting.find('=');
+  if (eq == std::string_view::npos) {
+    problems.push_back("--set " + std::string(setting) + ": expected key=value, e.g. --set phi_threshold=10");
+    return;
+  }
+  set(config, setting.substr(0, eq), setting.substr(eq + 1), "--set ", problems);
+}
+
+void finish(DaemonConfig& config, std::vector<std::string>& problems) {
+  const auto given = [&](std::string_view key) {
+    return std::find(config.given.begin(), config.given.end(), key) != config.given.end();
+  };
+  if (!given("bind")) config.bind = config.kernel.self;
+  if (!given("admin")) {
+    config.admin = NodeAddress{"127.0.0.1", static_cast<std::uint16_t>(config.kernel.self.port + 1000)};
+  }
+  for (std::string& p : config.kernel.validate()) problems.push_back(std::move(p));
+}
+
+std::string to_text(const DaemonConfig& config) {
+  std::string text = "bind = " + config.bind.to_string() + "\nadmin = " + config.admin.to_string() +
+                     "\nlog_level = " + config.log_level + "\nadvertise = " + config.kernel.self.to_string() + "\n";
+  const Bounds b = compute_bounds(config.kernel, std::max<std::size_t>(config.kernel.seeds.size(), 3));
+  text += config.kernel.to_string();
+  text += "# bounds for " + std::to_string(std::max<std::size_t>(config.kernel.seeds.size(), 3)) +
+          " nodes: T_detect " + duration_text(b.detect) + ", T_down " + duration_text(b.down) + ", T_converge " +
+          duration_text(b.converge) + ", T_heal " + duration_text(b.heal) + "\n";
+  return text;
+}
+
+}  // namespace weft::tools

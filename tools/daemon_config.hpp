@@ -1,0 +1,53 @@
+// weftd's configuration: every Config knob under its own name (as
+// Config::to_string prints it), plus where the node listens and serves its
+// admin endpoint. Read from a TOML file, then overridden by flags; every
+// problem is reported at once, each naming the field (and the file line)
+// and the fix. Config::mutations has no key: test-only defects can never be
+// set from a file or a flag.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernel/config.hpp"
+
+namespace weft::tools {
+
+struct DaemonConfig {
+  Config kernel;          // kernel.self is the advertised address
+  NodeAddress bind;       // where to listen; defaults to the advertised address
+  NodeAddress admin;      // weftctl's endpoint (HTTP); loopback by default
+  std::string log_level = "info";
+  std::vector<std::string> given;  // keys a file or flag set, in order
+};
+
+// One knob: its key and how a text value sets it.
+struct Knob {
+  std::string_view key;
+  std::string_view help;  // the form of a value, e.g. "a duration such as 200ms"
+};
+std::span<const Knob> knobs();
+
+// Defaults: listen and advertise on 127.0.0.1:7000, admin on 127.0.0.1 at
+// the node's port + 1000 (unless set), incarnation from the wall clock.
+DaemonConfig default_config();
+
+// Reads TOML text into `config`; appends one line per problem.
+void apply_toml(DaemonConfig& config, std::string_view text, std::string_view source,
+                std::vector<std::string>& problems);
+// Applies one `key=value` (a flag), as if it were a line of the file.
+void apply_setting(DaemonConfig& config, std::string_view setting, std::vector<std::string>& problems);
+// After every source: defaults that depend on others (bind from advertise,
+// admin port), then Config::validate(). Appends the problems.
+void finish(DaemonConfig& config, std::vector<std::string>& problems);
+
+// The effective configuration, one `key = value` line per knob.
+std::string to_text(const DaemonConfig& config);
+
+// "host:port" -> NodeAddress; an error text when it is not one.
+bool parse_address(std::string_view text, NodeAddress& out, std::string& error);
+
+}  // namespace weft::tools

@@ -1,0 +1,356 @@
+// weftd: one weft node on real TCP (io/), configured from a TOML file and
+// flags, logging membership and reachability changes, hosting the demo
+// actors, and serving its admin endpoint (weftctl's transport and the
+// Prometheus metrics) on loopback by default.
+//
+//   weftd --config node.toml [--set key=value ...] [--seed host:port ...]
+//   weftd --check-config node.toml      # the effective config and every problem
+//
+// Threads: the io thread runs the kernel and every socket; the admin
+// endpoint (cpp-httplib) runs on its own threads and only reads a snapshot
+// the io thread publishes, or posts a command to the io thread and waits.
+// SIGTERM/SIGINT: leave (leaving, exiting, removed), then exit once removed
+// or after --leave-timeout; a second signal exits at once.
+#include <CLI/CLI.hpp>
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include <asio.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "io/clock.hpp"
+#include "io/node.hpp"
+#include "tools/admin_text.hpp"
+#include "tools/daemon_config.hpp"
+
+namespace {
+
+using weft::Duration;
+using weft::Instant;
+
+// Replies to every ask with the ask's own body.
+class Echo final : public weft::Behavior {
+ public:
+  void receive(weft::Context& context, const weft::Delivery& message) override {
+    if (message.kind == weft::DeliveryKind::ask) (void)context.reply(message.type_tag, message.body);
+  }
+};
+
+// Counts the tells it gets (weftctl tell ... /counter), answers an ask with the count.
+class Counter final : public weft::Behavior {
+ public:
+  void receive(weft::Context& context, const weft::Delivery& message) override {
+    if (message.kind == weft::DeliveryKind::tell) ++count_;
+    if (message.kind == weft::DeliveryKind::ask) {
+      const std::string text = std::to_string(count_);
+      (void)context.reply(message.type_tag, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+    }
+  }
+
+ private:
+  std::uint64_t count_ = 0;
+};
+
+struct AskReply {
+  std::string outcome;
+  std::string body;
+  std::int64_t rtt_us = 0;
+};
+
+struct Daemon {
+  asio::io_context io{1};
+  std::unique_ptr<weft::io::Node> node;
+  weft::tools::DaemonConfig config;
+  std::mutex snapshot_mutex;
+  std::shared_ptr<const weft::tools::Snapshot> snapshot;
+  std::map<weft::AskId, std::pair<Instant, std::shared_ptr<std::promise<AskReply>>>> asks;
+  weft::tools::AskLatency ask_latency;
+  bool leaving = false;
+  bool shut_down = false;
+
+  void publish() {
+    auto next = std::make_shared<weft::tools::Snapshot>(
+        weft::tools::make_snapshot(node->kernel(), node->stats(), ask_latency, node->now(), leaving));
+    const std::lock_guard lock(snapshot_mutex);
+    snapshot = std::move(next);
+  }
+  std::shared_ptr<const weft::tools::Snapshot> read() {
+    const std::lock_guard lock(snapshot_mutex);
+    return snapshot;
+  }
+
+  void on_event(const weft::Event& event) {
+    if (const auto* m = std::get_if<weft::MemberEvent>(&event)) {
+      spdlog::info("member {} {}{}", m->member.id.to_string(), weft::to_string(m->member.status),
+                   m->from_known ? " (was " + std::string(weft::to_string(m->from)) + ")" : std::string());
+    } else if (const auto* r = std::get_if<weft::ReachabilityEvent>(&event)) {
+      if (r->unreachable) {
+        spdlog::warn("{} unreachable", r->subject.to_string());
+      } else {
+        spdlog::info("{} reachable again", r->subject.to_string());
+      }
+    } else if (const auto* done = std::get_if<weft::AskCompleted>(&event)) {
+      const auto it = asks.find(done->id);
+      if (it == asks.end()) return;
+      const Duration rtt = node->now() - it->second.first;
+      ask_latency.record(rtt);
+      it->second.second->set_value(AskReply{std::string(weft::to_string(done->outcome)),
+                                            std::string(done->body.begin(), done->body.end()), rtt.ns() / 1000});
+      asks.erase(it);
+    } else if (const auto* s = std::get_if<weft::ShutdownEvent>(&event)) {
+      spdlog::info(s->downed ? "shut down: the cluster downed this node" : "left the cluster");
+      shut_down = true;
+      // A moment for the last gossip to leave, then stop.
+      auto flush = std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(300));
+      flush->async_wait([this, flush](const std::error_code&) { io.stop(); });
+    }
+  }
+
+  // Runs `work` on the io thread and waits for its result.
+  template <class T>
+  std::optional<T> on_io(std::function<T()> work, std::chrono::milliseconds limit = std::chrono::milliseconds(5000)) {
+    auto promise = std::make_shared<std::promise<T>>();
+    std::future<T> result = promise->get_future();
+    asio::post(io, [promise, work = std::move(work)] { promise->set_value(work()); });
+    if (result.wait_for(limit) != std::future_status::ready) return std::nullopt;
+    return result.get();
+  }
+};
+
+bool parse_ref(const std::string& text, weft::ActorRef& out, std::string& error) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos || slash + 1 == text.size()) {
+    error = "a target is host:port/actor, e.g. 127.0.0.1:7001/echo";
+    return false;
+  }
+  if (!weft::tools::parse_address(std::string_view(text).substr(0, slash), out.node, error)) return false;
+  out.name = text.substr(slash + 1);
+  return true;
+}
+
+std::span<const std::uint8_t> bytes_of(const std::string& s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+void serve_admin(Daemon& d, httplib::Server& server) {
+  server.Get("/health", [&](const httplib::Request&, httplib::Response& res) {
+    const auto s = d.read();
+    res.set_content(s ? s->health : "starting\n", "text/plain");
+    if (!s || s->health != "ok\n") res.status = 503;
+  });
+  server.Get("/members", [&](const httplib::Request&, httplib::Response& res) {
+    const auto s = d.read();
+    res.set_content(s ? s->members_text : "", "text/plain");
+  });
+  server.Get("/members.json", [&](const httplib::Request&, httplib::Response& res) {
+    const auto s = d.read();
+    res.set_content(s ? s->members_json : "{}", "application/json");
+  });
+  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    const auto s = d.read();
+    res.set_content(s ? s->metrics : "", "text/plain; version=0.0.4");
+  });
+  server.Post("/tell", [&](const httplib::Request& req, httplib::Response& res) {
+    weft::ActorRef target;
+    std::string error;
+    if (!parse_ref(req.get_param_value("to"), target, error)) {
+      res.status = 400;
+      res.set_content(error + "\n", "text/plain");
+      return;
+    }
+    const std::string body = req.body;
+    const auto result = d.on_io<std::string>([&d, target, body] {
+      const weft::SendResult r = d.node->kernel().tell(d.node->now(), target, 1, bytes_of(body));
+      d.node->drain();
+      return std::string(weft::to_string(r));
+    });
+    res.set_content((result ? *result : std::string("io thread did not answer")) + "\n", "text/plain");
+    if (!result || *result != "sent") res.status = 409;
+  });
+  server.Post("/ask", [&](const httplib::Request& req, httplib::Response& res) {
+    weft::ActorRef target;
+    std::string error;
+    if (!parse_ref(req.get_param_value("to"), target, error)) {
+      res.status = 400;
+      res.set_content(error + "\n", "text/plain");
+      return;
+    }
+    const std::int64_t timeout_ms = req.has_param("timeout_ms") ? std::stoll(req.get_param_value("timeout_ms")) : 1000;
+    if (timeout_ms <= 0 || timeout_ms > 600'000) {
+      res.status = 400;
+      res.set_content("timeout_ms must be 1..600000\n", "text/plain");
+      return;
+    }
+    const std::string body = req.body;
+    const auto future = d.on_io<std::shared_ptr<std::promise<AskReply>>>([&d, target, body, timeout_ms] {
+      auto promise = std::make_shared<std::promise<AskReply>>();
+      const Instant now = d.node->now();
+      d.asks[d.node->kernel().ask(now, target, 1, bytes_of(body), Duration::milliseconds(timeout_ms))] = {now, promise};
+      d.node->drain();
+      return promise;
+    });
+    if (!future) {
+      res.status = 503;
+      return;
+    }
+    std::future<AskReply> reply = (*future)->get_future();
+    if (reply.wait_for(std::chrono::milliseconds(timeout_ms + 2000)) != std::future_status::ready) {
+      res.status = 504;
+      res.set_content("no completion\n", "text/plain");
+      return;
+    }
+    const AskReply r = reply.get();
+    res.set_header("X-Weft-Outcome", r.outcome);
+    res.set_header("X-Weft-Rtt-Us", std::to_string(r.rtt_us));
+    res.set_content(r.body, "application/octet-stream");
+    if (r.outcome != "reply") res.status = 502;
+  });
+  server.Post("/leave", [&](const httplib::Request&, httplib::Response& res) {
+    (void)d.on_io<bool>([&d] {
+      d.leaving = true;
+      d.node->kernel().leave(d.node->now());
+      d.node->drain();
+      return true;
+    });
+    res.set_content("leaving\n", "text/plain");
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"weftd: a weft cluster node"};
+  std::string config_file;
+  std::string check_file;
+  std::vector<std::string> settings;
+  std::vector<std::string> seeds;
+  std::string bind, advertise, admin, cluster;
+  double leave_timeout_s = 10;
+  app.add_option("--config", config_file, "TOML file; every key is a Config knob (docs/deploy.md)");
+  app.add_option("--check-config", check_file, "print the effective configuration of FILE and every problem, then exit");
+  app.add_option("--set", settings, "key=value, overriding the file (repeatable)");
+  app.add_option("--seed", seeds, "a seed host:port (repeatable; overrides the file's seeds)");
+  app.add_option("--bind", bind, "listen on host:port");
+  app.add_option("--advertise", advertise, "the host:port peers dial");
+  app.add_option("--admin", admin, "the admin endpoint's host:port (default: 127.0.0.1, node port + 1000)");
+  app.add_option("--cluster", cluster, "the cluster name");
+  app.add_option("--leave-timeout", leave_timeout_s, "seconds to wait for a graceful leave")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  weft::tools::DaemonConfig config = weft::tools::default_config();
+  std::vector<std::string> problems;
+  const std::string file = check_file.empty() ? config_file : check_file;
+  if (!file.empty()) {
+    std::ifstream in(file);
+    if (!in) {
+      std::fprintf(stderr, "weftd: cannot read %s\n", file.c_str());
+      return 2;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    weft::tools::apply_toml(config, text.str(), file, problems);
+  }
+  std::string joined_seeds;
+  for (const std::string& s : seeds) joined_seeds += (joined_seeds.empty() ? "" : ",") + s;
+  if (!seeds.empty()) settings.push_back("seeds=" + joined_seeds);
+  if (!bind.empty()) settings.push_back("bind=" + bind);
+  if (!advertise.empty()) settings.push_back("advertise=" + advertise);
+  if (!admin.empty()) settings.push_back("admin=" + admin);
+  if (!cluster.empty()) settings.push_back("cluster_name=" + cluster);
+  for (const std::string& s : settings) weft::tools::apply_setting(config, s, problems);
+  weft::tools::finish(config, problems);
+  if (!check_file.empty()) {
+    std::printf("%s", weft::tools::to_text(config).c_str());
+    for (const std::string& p : problems) std::printf("problem: %s\n", p.c_str());
+    std::printf("%s\n", problems.empty() ? "config ok" : "config has problems");
+    return problems.empty() ? 0 : 2;
+  }
+  if (!problems.empty()) {
+    for (const std::string& p : problems) std::fprintf(stderr, "weftd: %s\n", p.c_str());
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [" + config.kernel.self.to_string() + "] %v");
+
+  Daemon d;
+  d.config = config;
+  std::error_code ec;
+  const asio::ip::address bind_address = asio::ip::make_address(config.bind.host, ec);
+  if (ec) {
+    std::fprintf(stderr, "weftd: bind = %s: the bind host must be an IP address (use advertise for a name)\n",
+                 config.bind.to_string().c_str());
+    return 2;
+  }
+  weft::io::NodeOptions options;
+  options.config = config.kernel;
+  options.bind = asio::ip::tcp::endpoint(bind_address, config.bind.port);
+  options.seed = config.kernel.incarnation.value ^ std::hash<std::string>{}(config.kernel.self.to_string());
+  options.on_event = [&d](const weft::Event& e) { d.on_event(e); };
+  options.on_warning = [](const std::string& w) { spdlog::warn("{}", w); };
+  d.node = std::make_unique<weft::io::Node>(d.io, options);
+  d.node->kernel().spawn(d.node->now(), "echo", std::make_unique<Echo>());
+  d.node->kernel().spawn(d.node->now(), "counter", std::make_unique<Counter>());
+  std::string error;
+  if (!d.node->start(error)) {
+    std::fprintf(stderr, "weftd: %s\n", error.c_str());
+    return 1;
+  }
+  spdlog::info("listening on {}, advertising {}, incarnation {}, admin on http://{}", config.bind.to_string(),
+               config.kernel.self.to_string(), config.kernel.incarnation.value, config.admin.to_string());
+
+  // Snapshots for the admin endpoint, every 100 ms.
+  asio::steady_timer publish_timer(d.io);
+  std::function<void()> publish = [&] {
+    d.publish();
+    publish_timer.expires_after(std::chrono::milliseconds(100));
+    publish_timer.async_wait([&](const std::error_code& e) {
+      if (!e) publish();
+    });
+  };
+  publish();
+
+  asio::signal_set signals(d.io, SIGINT, SIGTERM);
+  asio::steady_timer leave_deadline(d.io);
+  std::function<void()> on_signal = [&] {
+    signals.async_wait([&](const std::error_code& e, int signal) {
+      if (e) return;
+      if (d.leaving) {
+        spdlog::warn("second signal ({}): exiting now", signal);
+        d.io.stop();
+        return;
+      }
+      spdlog::info("signal {}: leaving the cluster", signal);
+      d.leaving = true;
+      d.node->kernel().leave(d.node->now());
+      d.node->drain();
+      leave_deadline.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(leave_timeout_s * 1000)));
+      leave_deadline.async_wait([&](const std::error_code& te) {
+        if (te) return;
+        spdlog::warn("not removed within {} s: exiting", leave_timeout_s);
+        d.io.stop();
+      });
+      on_signal();
+    });
+  };
+  on_signal();
+
+  httplib::Server server;
+  serve_admin(d, server);
+  if (!server.bind_to_port(config.admin.host, config.admin.port)) {
+    std::fprintf(stderr, "weftd: cannot serve the admin endpoint on %s\n", config.admin.to_string().c_str());
+    return 1;
+  }
+  std::thread admin_thread([&] { server.listen_after_bind(); });
+  d.io.run();
+  server.stop();
+  admin_thread.join();
+  d.node->stop();
+  return 0;
+}
