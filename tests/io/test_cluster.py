@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Real weftd processes on loopback: one case per CTest (label io).
+
+    test_cluster.py --weftd PATH --weftctl PATH --workdir DIR --net N CASE
+
+Every wait is bounded and polls observable state; the bounds on detection
+and downing come from weftd --check-config (compute_bounds). Ends with
+"PASS <case>" or an assertion naming what did not happen.
+"""
+
+import argparse
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from weftcluster import Cluster  # noqa: E402
+
+
+def converge(c, size):
+    c.start_all()
+    took = c.wait(f"{size} nodes see each other up", c.all_up(), 20)
+    print(f"{size} nodes converged in {took:.2f} s")
+
+
+def case_three_converge(c, ctl):
+    converge(c, 3)
+    out = subprocess.run([ctl, f"--admin={c.nodes[0].admin}", "members"], capture_output=True, text=True, check=True)
+    assert all(n.address in out.stdout for n in c.nodes), out.stdout
+    reply = subprocess.run([ctl, f"--admin={c.nodes[0].admin}", "ask", f"{c.nodes[2].address}/echo", "hello"],
+                           capture_output=True, text=True, check=True).stdout
+    assert reply.startswith("hello\n(round trip"), reply
+
+
+def case_five_converge(c, ctl):
+    converge(c, 5)
+
+
+def case_kill_detect_down_rejoin(c, ctl):
+    converge(c, 3)
+    b = c.bounds()
+    victim, survivors = c.nodes[2], c.nodes[:2]
+    old = survivors[0].member(victim)["incarnation"]
+    victim.kill()
+    unreachable = c.wait("survivors hold the killed node unreachable",
+                         lambda: all((m := s.member(victim)) is not None and (m["unreachable"] or m["status"] != "up")
+                                     for s in survivors), b["T_detect"])
+    down = c.wait("survivors hold it down or removed",
+                  lambda: all((m := s.member(victim)) is None or m["status"] in ("down", "removed") for s in survivors),
+                  b["T_down"])
+    print(f"kill -9: unreachable everywhere after {unreachable:.2f} s (T_detect {b['T_detect']:.2f} s), "
+          f"down after {unreachable + down:.2f} s (T_down {b['T_down']:.2f} s)")
+    victim.start()
+    took = c.wait("the restarted node is up everywhere", c.all_up(), 20)
+    new = survivors[0].member(victim)["incarnation"]
+    assert new > old, f"rejoined with incarnation {new}, not above {old}"
+    print(f"restarted: up everywhere after {took:.2f} s, incarnation {old} -> {new}")
+
+
+def case_sigterm_leave(c, ctl):
+    converge(c, 3)
+    leaver, rest = c.nodes[2], c.nodes[:2]
+    leaver.signal(signal.SIGTERM)
+    c.wait("the leaver exits", lambda: not leaver.alive(), 15)
+    assert leaver.proc.returncode == 0, f"weftd exited {leaver.proc.returncode}"
+    c.wait("the others hold it removed",
+           lambda: all((m := n.member(leaver)) is None or m["status"] == "removed" for n in rest), 10)
+    for n in rest:
+        log = n.log()
+        assert f"{leaver.address}" in log and "leaving" in log, log
+        assert f"{leaver.address}#" not in "".join(l for l in log.splitlines(True) if "unreachable" in l), \
+            f"{n.address} suspected the leaver:\n{log}"
+    print("SIGTERM: the leaver went leaving -> exiting -> removed; nobody suspected it")
+
+
+def case_pause(c, ctl):
+    converge(c, 3)
+    b = c.bounds()
+    paused, rest = c.nodes[2], c.nodes[:2]
+    paused.signal(signal.SIGSTOP)
+    time.sleep(2.0)  # the fault itself is a length of time
+    paused.signal(signal.SIGCONT)
+    time.sleep(1.0)
+    for n in rest:
+        m = n.member(paused)
+        assert m["status"] == "up" and not m["unreachable"], f"{n.address} after a 2 s pause: {m}"
+        assert "unreachable" not in n.log(), f"{n.address} suspected a 2 s pause:\n{n.log()}"
+    print("SIGSTOP 2 s: nobody suspected it")
+    old = rest[0].member(paused)["incarnation"]
+    paused.signal(signal.SIGSTOP)
+    c.wait("a 10 s pause is downed",
+           lambda: all((m := n.member(paused)) is None or m["status"] in ("down", "removed") for n in rest),
+           b["T_down"] + 1)
+    paused.signal(signal.SIGCONT)
+    took = c.wait("the paused node is back up without help", c.all_up(), 20)
+    new = rest[0].member(paused)["incarnation"]
+    assert new > old, f"back with incarnation {new}, not above {old}"
+    print(f"SIGSTOP until downed: back up {took:.2f} s after SIGCONT as a new incarnation ({old} -> {new})")
+
+
+def case_bad_peers(c, ctl):
+    converge(c, 3)
+    target, others = c.nodes[0], c.nodes[1:]
+    host, port = target.address.split(":")
+
+    def send(data, hold=False):
+        s = socket.create_connection((host, int(port)), timeout=2)
+        s.sendall(data)
+        if hold:
+            return s
+        s.shutdown(socket.SHUT_WR)
+        try:
+            while s.recv(4096):
+                pass
+        except OSError:
+            pass
+        s.close()
+
+    before = target.metric('weft_links_closed_total{reason="wire_error"}') or 0
+    rng = random.Random(7)
+    send(bytes([0xFF, 0xFF, 0xFF, 0xFF]) + bytes(rng.randrange(256) for _ in range(60)))  # oversize length
+    send(bytes([0, 0, 0, 8]) + bytes(rng.randrange(256) for _ in range(8)))  # a frame of garbage
+    half = send(bytes([0, 0, 1, 0]) + b"x" * 10, hold=True)  # half a frame, never finished
+    idle = [socket.create_connection((host, int(port)), timeout=2) for _ in range(200)]
+    c.wait("both malformed links closed with wire_error",
+           lambda: (target.metric('weft_links_closed_total{reason="wire_error"}') or 0) >= before + 2, 5)
+    status, body = target.get("/health")
+    assert status == 200 and body == "ok\n", f"health {status} {body!r}"
+    for n in c.nodes:
+        view = n.view()
+        assert all(m["status"] == "up" and not m["unreachable"] for m in view["members"]), view
+    for s in idle + [half]:
+        s.close()
+    reply = subprocess.run([ctl, f"--admin={others[0].admin}", "ask", f"{target.address}/echo", "still here"],
+                           capture_output=True, text=True).stdout
+    assert reply.startswith("still here"), reply
+    print("bad peers: oversize and garbage frames closed with wire_error, a half frame and 200 idle links "
+          "held, the node healthy, every view unchanged")
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
+SIZES = {"five_converge": 5}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--weftd", required=True)
+    p.add_argument("--weftctl", required=True)
+    p.add_argument("--workdir", required=True)
+    p.add_argument("--net", type=int, required=True)
+    p.add_argument("case", choices=sorted(CASES))
+    a = p.parse_args()
+    with Cluster(a.weftd, os.path.join(a.workdir, a.case), a.net, SIZES.get(a.case, 3)) as c:
+        try:
+            CASES[a.case](c, a.weftctl)
+        except AssertionError as e:
+            print(f"FAIL {a.case}: {e}")
+            for n in c.nodes:
+                print(f"--- {n.address} log ---\n{n.log()[-3000:]}")
+            return 1
+    print(f"PASS {a.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

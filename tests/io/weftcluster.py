@@ -1,0 +1,160 @@
+"""A local weft cluster of real weftd processes on loopback, for the io tests
+and the `tools/run cluster` demo.
+
+Each node listens on its own loopback address (127.0.<net>.<i>:7001) and
+serves its admin endpoint on the same address, port 8001, so clusters of
+different tests never collide. Every wait polls observable state (the admin
+endpoint's /members.json, /health, /metrics) until a deadline; nothing
+sleeps where an event can be awaited.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+NODE_PORT = 7001
+ADMIN_PORT = 8001
+
+
+class Node:
+    def __init__(self, cluster, index):
+        self.cluster = cluster
+        self.index = index
+        self.host = f"127.0.{cluster.net}.{index}"
+        self.address = f"{self.host}:{NODE_PORT}"
+        self.admin = f"{self.host}:{ADMIN_PORT}"
+        self.proc = None
+        self.log_path = os.path.join(cluster.workdir, f"n{index}.log")
+        self.lives = 0
+
+    def start(self, extra=()):
+        seeds = [f"--seed={n.address}" for n in self.cluster.nodes[:2]]
+        args = [self.cluster.weftd, f"--advertise={self.address}", f"--admin={self.admin}",
+                f"--cluster={self.cluster.name}", *seeds, *self.cluster.settings, *extra]
+        self.lives += 1
+        log = open(self.log_path, "a")
+        log.write(f"--- life {self.lives}: {' '.join(args)}\n")
+        log.flush()
+        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+
+    def get(self, path, timeout=1.0):
+        try:
+            with urllib.request.urlopen(f"http://{self.admin}{path}", timeout=timeout) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            return None, ""
+
+    def view(self):
+        status, body = self.get("/members.json")
+        if status != 200:
+            return None
+        return json.loads(body)
+
+    def member(self, other):
+        view = self.view()
+        if view is None:
+            return None
+        for m in view["members"]:
+            if m["address"] == other.address:
+                return m
+        return None
+
+    def metric(self, name_and_labels):
+        status, body = self.get("/metrics")
+        if status != 200:
+            return None
+        for line in body.splitlines():
+            if line.startswith(name_and_labels + " "):
+                return float(line.split()[-1])
+        return 0.0
+
+    def log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+
+class Cluster:
+    def __init__(self, weftd, workdir, net, size, name="weft-test", settings=()):
+        self.weftd = weftd
+        self.workdir = workdir
+        self.net = net
+        self.name = name
+        self.settings = list(settings)
+        os.makedirs(workdir, exist_ok=True)
+        self.nodes = [Node(self, i) for i in range(1, size + 1)]
+        self.started = time.monotonic()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_all()
+
+    def start_all(self):
+        for n in self.nodes:
+            n.start()
+
+    def stop_all(self):
+        for n in self.nodes:
+            if n.alive():
+                n.proc.send_signal(signal.SIGCONT)
+                n.kill()
+
+    def bounds(self):
+        """T_detect and T_down (seconds) as weftd computes them for this config."""
+        out = subprocess.run([self.weftd, "--check-config", "/dev/null", f"--advertise={self.nodes[0].address}",
+                              *[f"--seed={n.address}" for n in self.nodes], *self.settings],
+                             capture_output=True, text=True).stdout
+        line = next(l for l in out.splitlines() if l.startswith("# bounds"))
+        parts = dict(p.strip().split(" ", 1) for p in line.split(":", 1)[1].split(","))
+        return {k: parse_duration(v) for k, v in parts.items()}
+
+    def wait(self, what, predicate, limit):
+        """Polls until predicate() holds; returns the seconds it took or raises."""
+        start = time.monotonic()
+        deadline = start + limit
+        while True:
+            if predicate():
+                return time.monotonic() - start
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what}: not within {limit:.1f} s")
+            time.sleep(0.05)
+
+    def all_up(self, nodes=None):
+        nodes = nodes or [n for n in self.nodes if n.alive()]
+
+        def check():
+            for observer in nodes:
+                view = observer.view()
+                if view is None:
+                    return False
+                ups = {m["address"]: m for m in view["members"] if m["status"] == "up" and not m["unreachable"]}
+                if any(n.address not in ups for n in nodes):
+                    return False
+            return True
+        return check
+
+
+def parse_duration(text):
+    text = text.strip()
+    for unit, scale in (("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("s", 1.0)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * scale
+    raise ValueError(text)
