@@ -10,6 +10,7 @@ sleeps where an event can be awaited.
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -97,7 +98,8 @@ class Cluster:
         self.net = net
         self.name = name
         self.settings = list(settings)
-        os.makedirs(workdir, exist_ok=True)
+        shutil.rmtree(workdir, ignore_errors=True)  # logs of an earlier run would be read as this one's
+        os.makedirs(workdir)
         self.nodes = [Node(self, i) for i in range(1, size + 1)]
         self.started = time.monotonic()
 
