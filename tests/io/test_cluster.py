@@ -92,9 +92,13 @@ def case_pause(c, ctl):
     print("SIGSTOP 2 s: nobody suspected it")
     old = rest[0].member(paused)["incarnation"]
     paused.signal(signal.SIGSTOP)
-    c.wait("a 10 s pause is downed",
-           lambda: all((m := n.member(paused)) is None or m["status"] in ("down", "removed") for n in rest),
-           b["T_down"] + 1)
+    unreachable = c.wait("a long pause is suspected",
+                         lambda: all((m := n.member(paused)) is not None and (m["unreachable"] or m["status"] != "up")
+                                     for n in rest), b["T_detect"])
+    down = c.wait("a long pause is downed",
+                  lambda: all((m := n.member(paused)) is None or m["status"] in ("down", "removed") for n in rest),
+                  b["T_down"])
+    print(f"SIGSTOP: unreachable everywhere after {unreachable:.2f} s, down after {unreachable + down:.2f} s")
     paused.signal(signal.SIGCONT)
     took = c.wait("the paused node is back up without help", c.all_up(), 20)
     new = rest[0].member(paused)["incarnation"]
