@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <span>
@@ -150,7 +151,12 @@ std::string known_keys() {
 void set(DaemonConfig& config, std::string_view key, std::string_view value, const std::string& where,
          std::vector<std::string>& problems) {
   if (key == "mutations" || key.starts_with("mutations.")) {
-    problems.push_back(where + std::string(key) + ": test-only defects cannot be set here; remove it");
+    problems.push_back(where + "mutations: test-only defects cannot be set from a file or a flag; remove it");
+    return;
+  }
+  if (key.ends_with(".")) {
+    problems.push_back(where + "[" + std::string(key.substr(0, key.size() - 1)) +
+                       "]: weftd reads no sections; write every key at the top level");
     return;
   }
   const Entry* entry = find(key);
@@ -165,12 +171,6 @@ void set(DaemonConfig& config, std::string_view key, std::string_view value, con
   }
 }
 
-std::string duration_text(Duration d) {
-  if (d.ns() % 1'000'000'000 == 0) return std::to_string(d.ns() / 1'000'000'000) + "s";
-  if (d.ns() % 1'000'000 == 0) return std::to_string(d.ms()) + "ms";
-  if (d.ns() % 1'000 == 0) return std::to_string(d.ns() / 1'000) + "us";
-  return std::to_string(d.ns()) + "ns";
-}
 
 }  // namespace
 
@@ -226,6 +226,11 @@ void apply_toml(DaemonConfig& config, std::string_view text, std::string_view so
   for (auto&& [key, node] : parsed) {
     const std::string where = std::string(source) + ":" + std::to_string(node.source().begin.line) + ": ";
     std::string value;
+    if (node.is_table()) {
+      // [mutations] lands here too: set() refuses it by name.
+      set(config, std::string(key.str()) + ".", "", where, problems);
+      continue;
+    }
     if (const auto* s = node.as_string()) {
       value = s->get();
     } else if (const auto* i = node.as_integer()) {
@@ -273,9 +278,15 @@ std::string to_text(const DaemonConfig& config) {
                      "\nlog_level = " + config.log_level + "\nadvertise = " + config.kernel.self.to_string() + "\n";
   const Bounds b = compute_bounds(config.kernel, std::max<std::size_t>(config.kernel.seeds.size(), 3));
   text += config.kernel.to_string();
+  const auto seconds = [](Duration d) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3fs", static_cast<double>(d.ns()) / 1e9);
+    return std::string(buffer);
+  };
+  // compute_bounds for a cluster the size of the seed list (at least 3).
   text += "# bounds for " + std::to_string(std::max<std::size_t>(config.kernel.seeds.size(), 3)) +
-          " nodes: T_detect " + duration_text(b.detect) + ", T_down " + duration_text(b.down) + ", T_converge " +
-          duration_text(b.converge) + ", T_heal " + duration_text(b.heal) + "\n";
+          " nodes: T_detect " + seconds(b.detect) + ", T_down " + seconds(b.down) + ", T_converge " +
+          seconds(b.converge) + ", T_heal " + seconds(b.heal) + "\n";
   return text;
 }
 
