@@ -311,7 +311,8 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
       // damaged streams, nothing else, so W3 and every view check judge them.
       for (std::size_t a = 1; a <= nodes; ++a) {
         if (!prng.chance(Ratio{1, 2})) continue;
-        Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, 1'000, 3'000), {a, other(a)}, {});
+        const std::size_t b = other(a);
+        Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, 1'000, 3'000), {a, b}, {});
         f.rate = static_cast<std::uint32_t>(prng.between(100, 2'000));
         f.bytes = static_cast<std::uint32_t>(prng.between(20, 1'500));
         f.length = end - f.at;
