@@ -17,7 +17,7 @@
 
 #include <asio.hpp>
 
-#include <atomic>
+#include <charconv>
 #include <csignal>
 #include <fstream>
 #include <future>
@@ -139,6 +139,15 @@ std::span<const std::uint8_t> bytes_of(const std::string& s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
 }
 
+// The request's `to` as an actor ref; otherwise a 400 naming the form.
+bool target_of(const httplib::Request& req, httplib::Response& res, weft::ActorRef& target) {
+  std::string error;
+  if (parse_ref(req.get_param_value("to"), target, error)) return true;
+  res.status = 400;
+  res.set_content(error + "\n", "text/plain");
+  return false;
+}
+
 void serve_admin(Daemon& d, httplib::Server& server) {
   server.Get("/health", [&](const httplib::Request&, httplib::Response& res) {
     const auto s = d.read();
@@ -159,12 +168,7 @@ void serve_admin(Daemon& d, httplib::Server& server) {
   });
   server.Post("/tell", [&](const httplib::Request& req, httplib::Response& res) {
     weft::ActorRef target;
-    std::string error;
-    if (!parse_ref(req.get_param_value("to"), target, error)) {
-      res.status = 400;
-      res.set_content(error + "\n", "text/plain");
-      return;
-    }
+    if (!target_of(req, res, target)) return;
     const std::string body = req.body;
     const auto result = d.on_io<std::string>([&d, target, body] {
       const weft::SendResult r = d.node->kernel().tell(d.node->now(), target, 1, bytes_of(body));
@@ -176,13 +180,13 @@ void serve_admin(Daemon& d, httplib::Server& server) {
   });
   server.Post("/ask", [&](const httplib::Request& req, httplib::Response& res) {
     weft::ActorRef target;
-    std::string error;
-    if (!parse_ref(req.get_param_value("to"), target, error)) {
-      res.status = 400;
-      res.set_content(error + "\n", "text/plain");
-      return;
+    if (!target_of(req, res, target)) return;
+    std::int64_t timeout_ms = 1000;
+    if (req.has_param("timeout_ms")) {
+      const std::string text = req.get_param_value("timeout_ms");
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), timeout_ms);
+      if (error != std::errc{} || end != text.data() + text.size()) timeout_ms = 0;
     }
-    const std::int64_t timeout_ms = req.has_param("timeout_ms") ? std::stoll(req.get_param_value("timeout_ms")) : 1000;
     if (timeout_ms <= 0 || timeout_ms > 600'000) {
       res.status = 400;
       res.set_content("timeout_ms must be 1..600000\n", "text/plain");
