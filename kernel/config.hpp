@@ -107,6 +107,9 @@ struct Config {
   std::uint32_t max_write_bytes = 256U << 10;
   Duration reconnect_backoff_min = Duration::milliseconds(100);
   Duration reconnect_backoff_max = Duration::seconds(5);
+  // An accepted link that has not sent its hello by then is closed: a
+  // flood of idle connections costs nothing for long.
+  Duration handshake_timeout = Duration::seconds(5);
 
   // --- Actors
   std::uint32_t mailbox_capacity = 1024;

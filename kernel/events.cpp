@@ -27,6 +27,7 @@ std::string_view to_string(CloseReason reason) {
     case CloseReason::control_overflow: return "control_overflow";
     case CloseReason::rejoining: return "rejoining";
     case CloseReason::shutting_down: return "shutting_down";
+    case CloseReason::handshake_timeout: return "handshake_timeout";
   }
   return "invalid";
 }

@@ -44,6 +44,7 @@ enum class CloseReason : std::uint8_t {
   control_overflow,      // the control queue hit its bound: the link is hopeless
   rejoining,             // this node took a new incarnation
   shutting_down,         // this node stopped
+  handshake_timeout,     // an accepted link sent no hello within handshake_timeout
 };
 
 inline constexpr std::array kAllCloseReasons = {
@@ -51,6 +52,7 @@ inline constexpr std::array kAllCloseReasons = {
     CloseReason::wrong_version,    CloseReason::self_connection,    CloseReason::stale_incarnation,
     CloseReason::implausible_incarnation, CloseReason::unexpected_frame, CloseReason::peer_gone,
     CloseReason::control_overflow, CloseReason::rejoining,          CloseReason::shutting_down,
+    CloseReason::handshake_timeout,
 };
 
 std::string_view to_string(LinkDownCause cause);

@@ -215,6 +215,7 @@ void Kernel::close_inbound(LinkId link, CloseReason reason, wire::WireError erro
   const auto it = inbound_.find(link);
   if (it == inbound_.end() || it->second.closed) return;
   it->second.closed = true;
+  if (!it->second.peer) awaiting_hello_.erase({it->second.hello_due, link});
   needs_sweep_ = true;
   commands_.push_back(CloseCommand{link, reason, error});
   ++counters_.links_closed[static_cast<std::size_t>(reason)];
@@ -224,7 +225,9 @@ void Kernel::close_inbound(LinkId link, CloseReason reason, wire::WireError erro
 LinkId Kernel::handle_link_accepted(Instant now) {
   advance(now);
   const LinkId id{next_link_id_++};
-  inbound_.emplace(id, Inbound(config_.max_frame_bytes));
+  Inbound& in = inbound_.emplace(id, Inbound(config_.max_frame_bytes)).first->second;
+  in.hello_due = now_ + config_.handshake_timeout;
+  awaiting_hello_.emplace(in.hello_due, id);
   return id;
 }
 
@@ -259,6 +262,7 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
     if (in->second.transmit_queued) {
       key_queue_drop_if(transmit_in_, [&](const InboundIt& it) { return it == in; });
     }
+    if (!in->second.peer) awaiting_hello_.erase({in->second.hello_due, link});
     inbound_.erase(in);
     return;
   }
@@ -356,6 +360,7 @@ void Kernel::on_inbound_frame(LinkId link, Inbound& in, std::span<const std::uin
       return;
     }
     in.peer = MemberId{hello->address.to_owned(), Incarnation{hello->incarnation}};
+    awaiting_hello_.erase({in.hello_due, link});
     redial_now(in.peer->address);
     std::array<std::uint8_t, wire::kNonceBytes> nonce{};
     for (auto& b : nonce) b = static_cast<std::uint8_t>(prng_.next_u64());
@@ -424,9 +429,18 @@ void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
 
 // --- Ticks and outputs
 
+void Kernel::expire_handshakes() {
+  while (!awaiting_hello_.empty() && awaiting_hello_.begin()->first <= now_) {
+    const LinkId link = awaiting_hello_.begin()->second;
+    awaiting_hello_.erase(awaiting_hello_.begin());
+    close_inbound(link, CloseReason::handshake_timeout);
+  }
+}
+
 void Kernel::handle_tick(Instant now) {
   advance(now);
   if (shut_down_) return;
+  expire_handshakes();
   expire_asks();
   expire_probes();
   if (now_ >= next_heartbeat_) heartbeat_round();
@@ -534,6 +548,7 @@ Instant Kernel::next_deadline() const {
   if (shut_down_) return next_ask_expiry();
   if (!run_queue_.empty()) return now_;
   Instant next = std::min({next_gossip_, next_heartbeat_, next_ask_expiry()});
+  if (!awaiting_hello_.empty()) next = std::min(next, awaiting_hello_.begin()->first);
   for (const auto& [id, probe] : probes_asked_) next = std::min(next, probe.deadline);
   for (const auto& [id, probe] : probes_helping_) next = std::min(next, probe.deadline);
   for (const OutboundIt& it : dial_waiting_) {

@@ -37,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -165,6 +166,7 @@ class Kernel {
   // kernel.cpp: clock, links, frames, outputs
   void advance(Instant now);
   void close_inbound(LinkId link, CloseReason reason, wire::WireError error = wire::WireError::none);
+  void expire_handshakes();
   void close_outbound(const NodeAddress& peer, CloseReason reason,
                       wire::WireError error = wire::WireError::none);
   void on_inbound_frame(LinkId id, Inbound& link, std::span<const std::uint8_t> payload);
@@ -291,6 +293,8 @@ class Kernel {
   std::map<NodeAddress, Outbound> outbound_;
   std::map<LinkId, NodeAddress> outbound_by_link_;
   std::map<LinkId, Inbound> inbound_;
+  // Accepted links still waiting for their hello, by deadline.
+  std::set<std::pair<Instant, LinkId>> awaiting_hello_;
   // Supersets of the links poll_transmit() could lend now: a link is queued
   // when something may have made it ready (bytes queued, link up, write
   // done) and leaves when looked at. poll_transmit() lends the least ready

@@ -57,6 +57,7 @@ struct Kernel::Inbound {
 
   wire::FrameDecoder decoder;
   std::optional<MemberId> peer;         // set by the peer's hello
+  Instant hello_due;                    // closed if no hello by then
   std::vector<std::uint8_t> control;    // our hello reply
   std::vector<std::uint8_t> in_flight;  // lent by poll_transmit until handle_sent
   bool writing = false;

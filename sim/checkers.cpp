@@ -418,6 +418,7 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
       case CloseReason::peer_gone:
       case CloseReason::rejoining:
       case CloseReason::shutting_down:
+      case CloseReason::handshake_timeout:
         continue;  // the node's own membership moved in the same input (a timer fell due)
       case CloseReason::wire_error:
       case CloseReason::handshake_required:

@@ -121,6 +121,7 @@ const std::vector<Entry>& entries() {
       {{"max_write_bytes", kCount}, whole(&Config::max_write_bytes)},
       {{"reconnect_backoff_min", kDuration}, duration(&Config::reconnect_backoff_min)},
       {{"reconnect_backoff_max", kDuration}, duration(&Config::reconnect_backoff_max)},
+      {{"handshake_timeout", kDuration}, duration(&Config::handshake_timeout)},
       {{"mailbox_capacity", kCount}, whole(&Config::mailbox_capacity)},
       {{"mailbox_overflow", "reject_new or drop_oldest"},
        [](DaemonConfig& c, std::string_view v) {
