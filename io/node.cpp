@@ -191,14 +191,27 @@ asio::awaitable<void> Node::connect(LinkId id, std::shared_ptr<Link> link, NodeA
     link_down(id, cause_of(resolve_error));
     co_return;
   }
-  auto [connect_error, endpoint] = co_await asio::async_connect(link->socket, endpoints, kAsTuple);
-  if (link->closed || stopped_) co_return;
+  // Each address in turn, from the bind address when it names one, so a
+  // multi-homed host (or a loopback address per node) dials from the
+  // address its peers know.
+  std::error_code connect_error = asio::error::host_not_found;
+  for (const auto& entry : endpoints) {
+    std::error_code ignored;
+    link->socket.close(ignored);
+    link->socket.open(entry.endpoint().protocol(), connect_error);
+    if (!connect_error && !options_.bind.address().is_unspecified() &&
+        options_.bind.address().is_v4() == entry.endpoint().address().is_v4()) {
+      link->socket.bind(asio::ip::tcp::endpoint(options_.bind.address(), 0), connect_error);
+    }
+    if (!connect_error) std::tie(connect_error) = co_await link->socket.async_connect(entry.endpoint(), kAsTuple);
+    if (link->closed || stopped_) co_return;
+    if (!connect_error) break;
+  }
   if (connect_error) {
     ++stats_.connect_failures;
     link_down(id, cause_of(connect_error));
     co_return;
   }
-  (void)endpoint;
   set_socket_options(link->socket);
   link->connected = true;
   kernel_.handle_link_up(now(), id);
