@@ -74,6 +74,39 @@ struct Daemon {
   weft::tools::AskLatency ask_latency;
   bool leaving = false;
   bool shut_down = false;
+  // A load generator (POST /flood): every 5 ms, tells until the link's
+  // outbound bound refuses one, so the link stays saturated.
+  struct Flood {
+    weft::ActorRef target;
+    std::vector<std::uint8_t> body;
+    Instant until;
+    std::uint64_t sent = 0;
+    std::uint64_t refused = 0;
+  };
+  std::optional<Flood> flood;
+  std::unique_ptr<asio::steady_timer> flood_timer;
+
+  void flood_tick() {
+    if (!flood) return;
+    const Instant now = node->now();
+    if (now >= flood->until) {
+      spdlog::info("flood to {} done: {} sent, {} refused by the outbound bound", flood->target.to_string(),
+                   flood->sent, flood->refused);
+      return;
+    }
+    for (int i = 0; i < 10'000; ++i) {
+      if (node->kernel().tell(now, flood->target, 1, flood->body) != weft::SendResult::sent) {
+        ++flood->refused;
+        break;
+      }
+      ++flood->sent;
+    }
+    node->drain();
+    flood_timer->expires_after(std::chrono::milliseconds(5));
+    flood_timer->async_wait([this](const std::error_code& e) {
+      if (!e) flood_tick();
+    });
+  }
 
   void publish() {
     auto next = std::make_shared<weft::tools::Snapshot>(
@@ -215,6 +248,39 @@ void serve_admin(Daemon& d, httplib::Server& server) {
     res.set_header("X-Weft-Rtt-Us", std::to_string(r.rtt_us));
     res.set_content(r.body, "application/octet-stream");
     if (r.outcome != "reply") res.status = 502;
+  });
+  server.Post("/flood", [&](const httplib::Request& req, httplib::Response& res) {
+    weft::ActorRef target;
+    if (!target_of(req, res, target)) return;
+    std::int64_t bytes = 1024;
+    std::int64_t seconds = 10;
+    for (auto [name, value] : {std::pair{"bytes", &bytes}, std::pair{"seconds", &seconds}}) {
+      if (!req.has_param(name)) continue;
+      const std::string text = req.get_param_value(name);
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *value);
+      if (error != std::errc{} || end != text.data() + text.size()) *value = -1;
+    }
+    if (bytes < 0 || bytes > 1'000'000 || seconds <= 0 || seconds > 3600) {
+      res.status = 400;
+      res.set_content("bytes must be 0..1000000 and seconds 1..3600\n", "text/plain");
+      return;
+    }
+    (void)d.on_io<bool>([&d, target, bytes, seconds] {
+      d.flood = Daemon::Flood{target, std::vector<std::uint8_t>(static_cast<std::size_t>(bytes), 0x5a),
+                              d.node->now() + Duration::seconds(seconds)};
+      if (!d.flood_timer) d.flood_timer = std::make_unique<asio::steady_timer>(d.io);
+      spdlog::info("flooding {} with {} B tells for {} s", target.to_string(), bytes, seconds);
+      d.flood_tick();
+      return true;
+    });
+    res.set_content("flooding\n", "text/plain");
+  });
+  server.Get("/flood", [&](const httplib::Request&, httplib::Response& res) {
+    const auto text = d.on_io<std::string>([&d] {
+      if (!d.flood) return std::string("none\n");
+      return std::to_string(d.flood->sent) + " sent, " + std::to_string(d.flood->refused) + " refused\n";
+    });
+    res.set_content(text ? *text : "io thread did not answer\n", "text/plain");
   });
   server.Post("/leave", [&](const httplib::Request&, httplib::Response& res) {
     (void)d.on_io<bool>([&d] {

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 from weftcluster import Cluster  # noqa: E402
@@ -147,6 +148,26 @@ def case_bad_peers(c, ctl):
     assert reply.startswith("still here"), reply
     print("bad peers: oversize and garbage frames closed with wire_error, a half frame and 200 idle links "
           "closed with handshake_timeout, the node healthy, every view unchanged")
+
+
+def case_flood(c, ctl):
+    converge(c, 3)
+    source, sink = c.nodes[0], c.nodes[1]
+    req = urllib.request.Request(f"http://{source.admin}/flood?to={sink.address}/counter&bytes=1024&seconds=30",
+                                 data=b"", method="POST")
+    with urllib.request.urlopen(req, timeout=5) as r:
+        assert r.read() == b"flooding\n"
+    c.wait("the flood ends", lambda: "flood to" in source.log() and "done" in source.log(), 45)
+    done = next(l for l in source.log().splitlines() if "flood to" in l and "done" in l)
+    for n in c.nodes:
+        assert "unreachable" not in n.log(), f"{n.address} suspected someone during the flood:\n{n.log()[-2000:]}"
+        view = n.view()
+        assert all(m["status"] == "up" and not m["unreachable"] for m in view["members"]), view
+    count = subprocess.run([ctl, f"--admin={source.admin}", "ask", f"{sink.address}/counter", "?"],
+                           capture_output=True, text=True).stdout.split("\n")[0]
+    print(f"30 s flood of 1 KiB tells n1 -> n2 ({done.split('] ')[-1]}; n2's counter got {count}): "
+          "nobody suspected anyone")
+    assert int(count) > 100_000, count
 
 
 def iptables(*args):
