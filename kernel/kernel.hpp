@@ -79,7 +79,7 @@ struct KernelCounters {
   std::uint64_t dead_letters[kDeadLetterReasonCount] = {};
   std::uint64_t marks[kMarkCount] = {};
   std::uint64_t ingest_rejected = 0;
-  std::uint64_t mailbox_high_water = 0;  // deepest any mailbox has been (S4)
+  std::uint64_t mailbox_high_water = 0;  // deepest any mailbox has been (weftd's metrics)
 };
 
 class Kernel {

@@ -260,11 +260,12 @@ void DetectionAccuracy::check(const Simulator& sim, std::vector<std::string>& fa
   for (std::size_t i = 1; i <= sim.size(); ++i) {
     const Kernel* k = sim.kernel(i);
     if (k == nullptr || k->is_shut_down()) continue;
-    check_intervals(i, *k, failures);
+    const std::vector<MemberId> monitored = k->monitored_subjects();
+    check_intervals(i, *k, monitored, failures);
     // F2/F3: this node's own suspicions.
     const ReachabilityRow* own_row = k->reachability().row(k->self());
     if (now < flood_until_) {
-      for (const MemberId& subject : k->monitored_subjects()) {
+      for (const MemberId& subject : monitored) {
         const std::size_t j = sim.node_of(subject.address);
         if (j != 0 && !suspicion_excused(i, j, now)) count(judged_, Check::f2_flood);
       }
@@ -469,9 +470,10 @@ void TrustBoundary::check(const Simulator& sim, std::vector<std::string>& failur
   }
 }
 
-void DetectionAccuracy::check_intervals(std::size_t node, const Kernel& k, std::vector<std::string>& failures) {
+void DetectionAccuracy::check_intervals(std::size_t node, const Kernel& k, std::span<const MemberId> monitored,
+                                        std::vector<std::string>& failures) {
   const Duration window = k.config().liveness_window;
-  for (const MemberId& subject : k.monitored_subjects()) {
+  for (const MemberId& subject : monitored) {
     const PhiDetector* d = k.detector(subject);
     if (d == nullptr) continue;
     std::uint64_t& seen = intervals_seen_[{node, k.self().incarnation.value, subject}];

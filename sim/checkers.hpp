@@ -36,6 +36,7 @@
 #include <string_view>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -134,7 +135,8 @@ class DetectionAccuracy {
   bool suspicion_excused(std::size_t observer, std::size_t subject, Instant now, bool pauses_count = true) const;
   bool down_excused(std::size_t subject, Instant now) const;
   void update_witnesses(Instant now);
-  void check_intervals(std::size_t node, const Kernel& kernel, std::vector<std::string>& failures);
+  void check_intervals(std::size_t node, const Kernel& kernel, std::span<const MemberId> monitored,
+                       std::vector<std::string>& failures);
   Excuse& pair(std::size_t a, std::size_t b);
   const Excuse* find_pair(std::size_t a, std::size_t b) const;
 

@@ -121,6 +121,17 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
     if (nodes_on_side.empty() || nodes_on_side.size() == nodes) nodes_on_side = {node()};
     return nodes_on_side;
   };
+  // A flood a -> b starting between from_ms and to_ms, its rate (messages/s)
+  // and body size (bytes) drawn from the ranges given, in that order; the
+  // caller sets its length.
+  using Range = std::pair<std::int64_t, std::int64_t>;
+  const auto add_flood = [&](std::size_t a, std::size_t b, Range start_ms, Range rate, Range bytes) -> Fault& {
+    Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, start_ms.first, start_ms.second), {a, b}, {});
+    f.rate = static_cast<std::uint32_t>(prng.between(rate.first, rate.second));
+    f.bytes = static_cast<std::uint32_t>(prng.between(bytes.first, bytes.second));
+    s.faults.push_back(std::move(f));
+    return s.faults.back();
+  };
   const auto asks = [&](std::size_t a, std::size_t b, Duration at, Duration length) {
     Fault f = make_fault(Fault::Kind::asks, at, {a, b}, {});
     f.rate = static_cast<std::uint32_t>(prng.between(1, 200));
@@ -205,11 +216,8 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
     for (std::int64_t i = count(); i > 0; --i) {
       const std::size_t a = node();
       const std::size_t b = other(a);
-      Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, 1'000, end.ms()), {a, b}, {});
-      f.rate = static_cast<std::uint32_t>(prng.between(100, 5'000));
-      f.bytes = static_cast<std::uint32_t>(prng.between(20, 1'500));
+      Fault& f = add_flood(a, b, {1'000, end.ms()}, {100, 5'000}, {20, 1'500});
       f.length = until(f.at, 1'000, 15'000) - f.at;
-      s.faults.push_back(std::move(f));
     }
     for (std::int64_t i = count(); i > 0; --i) {
       const std::size_t a = node();
@@ -262,11 +270,8 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
       }
       // Each node floods one other node, or (one in three) every other node.
       const auto flood = [&](std::size_t a, std::size_t b) {
-        Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, 1'000, 5'000), {a, b}, {});
-        f.rate = static_cast<std::uint32_t>(prng.between(500, 4'000));
-        f.bytes = static_cast<std::uint32_t>(prng.between(200, 1'500));
+        Fault& f = add_flood(a, b, {1'000, 5'000}, {500, 4'000}, {200, 1'500});
         f.length = until(f.at, 10'000, 25'000) - f.at;
-        s.faults.push_back(std::move(f));
       };
       for (std::size_t a = 1; a <= nodes; ++a) {
         if (prng.chance(Ratio{1, 3})) {
@@ -297,11 +302,8 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
         s.network.bandwidth = static_cast<std::uint64_t>(prng.between(300'000, 2'000'000));
         for (std::size_t c = 1; c <= nodes; ++c) {
           if (c == a || c == b) continue;
-          Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, 1'000, 3'000), {c, a}, {});
-          f.rate = static_cast<std::uint32_t>(prng.between(1'000, 3'000));
-          f.bytes = static_cast<std::uint32_t>(prng.between(500, 1'500));
+          Fault& f = add_flood(c, a, {1'000, 3'000}, {1'000, 3'000}, {500, 1'500});
           f.length = end - f.at;
-          s.faults.push_back(std::move(f));
         }
       }
       break;
@@ -312,11 +314,8 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
       for (std::size_t a = 1; a <= nodes; ++a) {
         if (!prng.chance(Ratio{1, 2})) continue;
         const std::size_t b = other(a);
-        Fault f = make_fault(Fault::Kind::flood, uniform_ms(prng, 1'000, 3'000), {a, b}, {});
-        f.rate = static_cast<std::uint32_t>(prng.between(100, 2'000));
-        f.bytes = static_cast<std::uint32_t>(prng.between(20, 1'500));
+        Fault& f = add_flood(a, b, {1'000, 3'000}, {100, 2'000}, {20, 1'500});
         f.length = end - f.at;
-        s.faults.push_back(std::move(f));
       }
       add_hostile_faults(prng, 3, 8);
       break;

@@ -120,8 +120,12 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
   counter("weft_bytes_out_total", "Bytes the kernel lent for writing.", c.bytes_out);
   counter("weft_suspicions_refuted_total", "Unreachable marks withdrawn when the peer was heard again.",
           c.marks[static_cast<std::size_t>(Mark::suspicion_refuted)]);
+  counter("weft_observations_passed_total", "Frames the liveness throttle let through to the detectors.",
+          c.observations_passed);
   counter("weft_observations_throttled_total", "Frames the liveness throttle kept from the detectors.",
           c.observations_throttled);
+  Family(out, "weft_mailbox_high_water", "gauge", "The deepest any actor's mailbox has been.")
+      .sample("weft_mailbox_high_water", static_cast<double>(c.mailbox_high_water));
   counter("weft_ingest_rejected_total", "Gossip records refused by the ingest guard.", c.ingest_rejected);
   {
     Family f(out, "weft_links_closed_total", "counter", "Links this node closed, by reason.");

@@ -47,14 +47,9 @@ def case_kill_detect_down_rejoin(c, ctl):
     victim, survivors = c.nodes[2], c.nodes[:2]
     old = survivors[0].member(victim)["incarnation"]
     victim.kill()
-    unreachable = c.wait("survivors hold the killed node unreachable",
-                         lambda: all((m := s.member(victim)) is not None and (m["unreachable"] or m["status"] != "up")
-                                     for s in survivors), b["T_detect"])
-    down = c.wait("survivors hold it down or removed",
-                  lambda: all((m := s.member(victim)) is None or m["status"] in ("down", "removed") for s in survivors),
-                  b["T_down"])
+    unreachable, down = c.detected_and_downed(victim, survivors, "the killed node", b)
     print(f"kill -9: unreachable everywhere after {unreachable:.2f} s (T_detect {b['T_detect']:.2f} s), "
-          f"down after {unreachable + down:.2f} s (T_down {b['T_down']:.2f} s)")
+          f"down after {down:.2f} s (T_down {b['T_down']:.2f} s)")
     victim.start()
     took = c.wait("the restarted node is up everywhere", c.all_up(), 20)
     new = survivors[0].member(victim)["incarnation"]
@@ -93,13 +88,8 @@ def case_pause(c, ctl):
     print("SIGSTOP 2 s: nobody suspected it")
     old = rest[0].member(paused)["incarnation"]
     paused.signal(signal.SIGSTOP)
-    unreachable = c.wait("a long pause is suspected",
-                         lambda: all((m := n.member(paused)) is not None and (m["unreachable"] or m["status"] != "up")
-                                     for n in rest), b["T_detect"])
-    down = c.wait("a long pause is downed",
-                  lambda: all((m := n.member(paused)) is None or m["status"] in ("down", "removed") for n in rest),
-                  b["T_down"])
-    print(f"SIGSTOP: unreachable everywhere after {unreachable:.2f} s, down after {unreachable + down:.2f} s")
+    unreachable, down = c.detected_and_downed(paused, rest, "a long pause", b)
+    print(f"SIGSTOP: unreachable everywhere after {unreachable:.2f} s, down after {down:.2f} s")
     paused.signal(signal.SIGCONT)
     took = c.wait("the paused node is back up without help", c.all_up(), 20)
     new = rest[0].member(paused)["incarnation"]
@@ -182,11 +172,9 @@ def case_partition(c, ctl):
         for y in right:
             iptables("-A", "INPUT", "-s", x.host, "-d", y.host, "-j", "DROP")
             iptables("-A", "INPUT", "-s", y.host, "-d", x.host, "-j", "DROP")
-    gone = lambda side, other: all((m := n.member(o)) is None or m["status"] in ("down", "removed")  # noqa: E731
-                                   for n in side for o in other)
-    took_left = c.wait("{1,2} hold {3,4,5} down", lambda: gone(left, right), b["T_down"] + 5)
-    took_right = c.wait("{3,4,5} hold {1,2} down", lambda: gone(right, left), b["T_down"] + 5)
-    print(f"partition {{1,2}} | {{3,4,5}}: each side down on the other within {max(took_left, took_right):.2f} s "
+    gone = lambda side, other: all(c.held_down(side, o)() for o in other)  # noqa: E731
+    took = c.wait("each side holds the other down", lambda: gone(left, right) and gone(right, left), b["T_down"])
+    print(f"partition {{1,2}} | {{3,4,5}}: each side down on the other within {took:.2f} s "
           f"(T_down {b['T_down']:.2f} s)")
     iptables("-F", "INPUT")
     took = c.wait("one view after the heal", c.all_up(), b["T_heal"] + 5)

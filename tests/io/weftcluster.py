@@ -139,6 +139,24 @@ class Cluster:
                 raise AssertionError(f"{what}: not within {limit:.1f} s")
             time.sleep(0.05)
 
+    @staticmethod
+    def held_unreachable(observers, subject):
+        return lambda: all((m := o.member(subject)) is not None and (m["unreachable"] or m["status"] != "up")
+                           for o in observers)
+
+    @staticmethod
+    def held_down(observers, subject):
+        return lambda: all((m := o.member(subject)) is None or m["status"] in ("down", "removed") for o in observers)
+
+    def detected_and_downed(self, subject, observers, what, b):
+        """Waits, from now (just after the fault), until every observer holds
+        `subject` unreachable (within T_detect, from bounds `b`) and then down
+        or removed (within T_down of now); returns both times."""
+        unreachable = self.wait(f"{what}: unreachable everywhere", self.held_unreachable(observers, subject),
+                                b["T_detect"])
+        down = self.wait(f"{what}: down everywhere", self.held_down(observers, subject), b["T_down"] - unreachable)
+        return unreachable, unreachable + down
+
     def all_up(self, nodes=None):
         nodes = nodes or [n for n in self.nodes if n.alive()]
 
