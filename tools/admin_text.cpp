@@ -1,13 +1,18 @@
 #include "tools/admin_text.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
 namespace weft::tools {
 namespace {
 
+// A sample value as Prometheus writes it: +Inf, -Inf and NaN by name (a
+// silent peer's phi is infinite).
 std::string number(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
   char buffer[64];
   const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, 6);
   return error == std::errc{} ? std::string(buffer, end) : "NaN";
@@ -88,7 +93,7 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
     s.members_json += std::string(first ? "" : ",") + "{\"address\":\"" + m.address().to_string() +
                       "\",\"incarnation\":" + std::to_string(m.incarnation().value) + ",\"status\":\"" +
                       std::string(to_string(m.status)) + "\",\"unreachable\":" + (is_unreachable ? "true" : "false") +
-                      ",\"phi\":" + number(phi < 0 ? 0.0 : phi) + "}";
+                      ",\"phi\":" + (std::isfinite(phi) ? number(phi < 0 ? 0.0 : phi) : std::string("null")) + "}";
     first = false;
   }
   s.members_json += "]}\n";
