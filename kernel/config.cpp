@@ -88,6 +88,8 @@ std::vector<std::string> Config::validate() const {
   p.require(reconnect_backoff_max >= reconnect_backoff_min, "reconnect_backoff_max",
             "must be at least reconnect_backoff_min");
   p.positive(handshake_timeout, "handshake_timeout");
+  p.require(!auth.enabled() || auth.mac != nullptr, "auth.mac",
+            "must be set when auth.keys is not empty (drivers pass auth/hmac_sha256.hpp's hmac_sha256)");
   p.require(mailbox_capacity >= 1, "mailbox_capacity", "must be at least 1");
   p.require(dispatch_batch >= 1, "dispatch_batch", "must be at least 1");
   p.require(dispatch_budget >= dispatch_batch, "dispatch_budget", "must be at least dispatch_batch");
@@ -135,6 +137,7 @@ std::string Config::to_string() const {
          line("reconnect_backoff_min", duration_text(reconnect_backoff_min)) +
          line("reconnect_backoff_max", duration_text(reconnect_backoff_max)) +
          line("handshake_timeout", duration_text(handshake_timeout)) +
+         line("auth_keys", auth.enabled() ? std::to_string(auth.keys.size()) + " key(s), first signs" : "off") +
          line("mailbox_capacity", std::to_string(mailbox_capacity)) +
          line("mailbox_overflow",
               mailbox_overflow == MailboxOverflow::reject_new ? "reject_new" : "drop_oldest") +

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/authentication.hpp"
 #include "kernel/detection/phi_detector.hpp"
 #include "kernel/ids.hpp"
 #include "kernel/time.hpp"
@@ -58,6 +59,7 @@ struct Mutations {
   bool cluster_check_off = false;     // W3: a hello naming another cluster is taken
   bool convergence_off = false;       // M4: the leader never sees convergence (joiners stay joining)
   bool down_keeps_asks = false;       // S3: asks to a member going down wait for their timeout
+  bool proof_check_off = false;       // W3: any handshake proof is taken as valid
 
   bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;
@@ -110,6 +112,7 @@ struct Config {
   // An accepted link that has not sent its hello by then is closed: a
   // flood of idle connections costs nothing for long.
   Duration handshake_timeout = Duration::seconds(5);
+  Authentication auth;               // shared-secret handshake; off when it has no keys
 
   // --- Actors
   std::uint32_t mailbox_capacity = 1024;

@@ -28,6 +28,8 @@ std::string_view to_string(CloseReason reason) {
     case CloseReason::rejoining: return "rejoining";
     case CloseReason::shutting_down: return "shutting_down";
     case CloseReason::handshake_timeout: return "handshake_timeout";
+    case CloseReason::bad_proof: return "bad_proof";
+    case CloseReason::unauthenticated: return "unauthenticated";
   }
   return "invalid";
 }

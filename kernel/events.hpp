@@ -44,7 +44,9 @@ enum class CloseReason : std::uint8_t {
   control_overflow,      // the control queue hit its bound: the link is hopeless
   rejoining,             // this node took a new incarnation
   shutting_down,         // this node stopped
-  handshake_timeout,     // an accepted link sent no hello within handshake_timeout
+  handshake_timeout,     // an accepted link sent no hello (or no proof) within handshake_timeout
+  bad_proof,             // a handshake proof no accepted key gives, or none where one is required
+  unauthenticated,       // a frame before the dialer's proof, on an authenticated link
 };
 
 inline constexpr std::array kAllCloseReasons = {
@@ -52,7 +54,7 @@ inline constexpr std::array kAllCloseReasons = {
     CloseReason::wrong_version,    CloseReason::self_connection,    CloseReason::stale_incarnation,
     CloseReason::implausible_incarnation, CloseReason::unexpected_frame, CloseReason::peer_gone,
     CloseReason::control_overflow, CloseReason::rejoining,          CloseReason::shutting_down,
-    CloseReason::handshake_timeout,
+    CloseReason::handshake_timeout, CloseReason::bad_proof,      CloseReason::unauthenticated,
 };
 
 std::string_view to_string(LinkDownCause cause);

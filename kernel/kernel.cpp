@@ -11,6 +11,14 @@ namespace weft {
 
 namespace {
 
+// A handshake frame is a few hundred bytes at most (a 64-byte cluster name,
+// a 253-byte host), far below the smallest max_frame_bytes (4 KiB).
+template <class Message>
+void append_handshake_frame(std::vector<std::uint8_t>& out, const Message& message) {
+  const wire::WireError error = wire::append_frame(out, message);
+  WEFT_ASSERT(error == wire::WireError::none);
+}
+
 // Kernel::KeyQueue operations. Keys in a queue are unique (one entry per
 // map record), so the order is total.
 template <class Queue, class Iterator>
@@ -161,6 +169,19 @@ wire::Hello Kernel::make_hello(std::array<std::uint8_t, wire::kNonceBytes> nonce
   return hello;
 }
 
+std::array<std::uint8_t, wire::kNonceBytes> Kernel::fresh_nonce() {
+  std::array<std::uint8_t, wire::kNonceBytes> nonce{};
+  for (auto& b : nonce) b = static_cast<std::uint8_t>(prng_.next_u64());
+  if (!config_.auth.enabled()) return nonce;
+  return whiten_nonce(config_.auth, nonce, ++nonces_made_);
+}
+
+bool Kernel::proof_holds(std::span<const std::uint8_t> proof, HandshakeRole prover, const HelloSide& dialer,
+                         const HelloSide& acceptor) const {
+  if (config_.mutations.proof_check_off) return true;
+  return verify_handshake(config_.auth, proof, prover, config_.cluster_name, dialer, acceptor);
+}
+
 std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
   if (hello.protocol_version != wire::kProtocolVersion) return CloseReason::wrong_version;
   if (hello.cluster_name != config_.cluster_name && !config_.mutations.cluster_check_off) {
@@ -241,11 +262,17 @@ void Kernel::handle_link_up(Instant now, LinkId link) {
   queue_transmit(it);
   out.decoder = wire::FrameDecoder(config_.max_frame_bytes);
   out.peer.reset();
-  std::array<std::uint8_t, wire::kNonceBytes> nonce{};
-  for (auto& b : nonce) b = static_cast<std::uint8_t>(prng_.next_u64());
-  std::vector<std::uint8_t> hello;
-  (void)wire::append_frame(hello, make_hello(nonce));
+  out.nonce = fresh_nonce();
+  out.hello_incarnation = self_.incarnation.value;
   ++counters_.frames_out;
+  if (config_.auth.enabled()) {
+    // Nothing but the hello until the acceptor has proven itself.
+    out.handshake.clear();
+    append_handshake_frame(out.handshake, make_hello(out.nonce));
+    return;
+  }
+  std::vector<std::uint8_t> hello;
+  append_handshake_frame(hello, make_hello(out.nonce));
   out.control.insert(out.control.begin(), hello.begin(), hello.end());
 }
 
@@ -263,6 +290,7 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
       key_queue_drop_if(transmit_in_, [&](const InboundIt& it) { return it == in; });
     }
     if (!in->second.peer) awaiting_hello_.erase({in->second.hello_due, link});
+    if (in->second.claimed && !in->second.peer) ++counters_.handshakes_abandoned;
     inbound_.erase(in);
     return;
   }
@@ -338,9 +366,75 @@ void Kernel::on_outbound_frame(Outbound& out, std::span<const std::uint8_t> payl
     close_outbound(peer, *refused);
     return;
   }
+  if (config_.auth.enabled()) {
+    const HelloSide dialer{self_.address.host, self_.address.port, out.hello_incarnation, out.nonce};
+    const HelloSide acceptor = HelloSide::of(hello.value);
+    if (!proof_holds(hello.value.proof, HandshakeRole::acceptor, dialer, acceptor)) {
+      close_outbound(peer, CloseReason::bad_proof);
+      return;
+    }
+    const Proof proof = sign_handshake(config_.auth, HandshakeRole::dialer, config_.cluster_name, dialer, acceptor);
+    std::vector<std::uint8_t> frame;
+    append_handshake_frame(frame, wire::HelloProof{proof});
+    out.control.insert(out.control.begin(), frame.begin(), frame.end());
+    ++counters_.frames_out;
+    queue_transmit(outbound_.find(peer));
+  }
   out.peer = MemberId{hello.value.address.to_owned(), Incarnation{hello.value.incarnation}};
   out.backoff = config_.reconnect_backoff_min;
   observe(*out.peer);
+}
+
+// The dialer's hello. Unauthenticated, it names the peer at once; with a
+// secret, the reply carries our proof and the peer is named by its own.
+void Kernel::on_hello(LinkId link, Inbound& in, const wire::Hello& hello) {
+  if (in.peer.has_value() || in.claimed.has_value()) {
+    close_inbound(link, CloseReason::unexpected_frame);
+    return;
+  }
+  if (const auto refused = check_hello(hello)) {
+    close_inbound(link, *refused);
+    return;
+  }
+  const MemberId sender{hello.address.to_owned(), Incarnation{hello.incarnation}};
+  wire::Hello reply = make_hello(fresh_nonce());
+  Proof proof{};
+  if (config_.auth.enabled()) {
+    in.claimed = sender;
+    in.dialer_nonce = hello.nonce;
+    in.our_nonce = reply.nonce;
+    in.our_incarnation = reply.incarnation;
+    proof = sign_handshake(config_.auth, HandshakeRole::acceptor, config_.cluster_name, HelloSide::of(hello),
+                           HelloSide::of(reply));
+    reply.proof = proof;
+  }
+  append_handshake_frame(in.control, reply);
+  queue_transmit(inbound_.find(link));
+  ++counters_.frames_out;
+  if (in.claimed) return;  // the proof must still come by hello_due
+  accept_peer(link, in, sender);
+}
+
+void Kernel::on_hello_proof(LinkId link, Inbound& in, const wire::HelloProof& proof) {
+  if (!in.claimed.has_value() || in.peer.has_value()) {
+    close_inbound(link, CloseReason::unexpected_frame);
+    return;
+  }
+  const HelloSide dialer{in.claimed->address.host, in.claimed->address.port, in.claimed->incarnation.value,
+                         in.dialer_nonce};
+  const HelloSide acceptor{self_.address.host, self_.address.port, in.our_incarnation, in.our_nonce};
+  if (!proof_holds(proof.proof, HandshakeRole::dialer, dialer, acceptor)) {
+    close_inbound(link, CloseReason::bad_proof);
+    return;
+  }
+  accept_peer(link, in, *in.claimed);
+}
+
+void Kernel::accept_peer(LinkId link, Inbound& in, const MemberId& peer) {
+  in.peer = peer;
+  awaiting_hello_.erase({in.hello_due, link});
+  redial_now(in.peer->address);
+  observe(*in.peer);
 }
 
 void Kernel::on_inbound_frame(LinkId link, Inbound& in, std::span<const std::uint8_t> payload) {
@@ -350,28 +444,16 @@ void Kernel::on_inbound_frame(LinkId link, Inbound& in, std::span<const std::uin
     close_inbound(link, CloseReason::wire_error, decoded.error);
     return;
   }
-  if (auto* hello = std::get_if<wire::Hello>(&decoded.value)) {
-    if (in.peer.has_value()) {
-      close_inbound(link, CloseReason::unexpected_frame);
-      return;
-    }
-    if (const auto refused = check_hello(*hello)) {
-      close_inbound(link, *refused);
-      return;
-    }
-    in.peer = MemberId{hello->address.to_owned(), Incarnation{hello->incarnation}};
-    awaiting_hello_.erase({in.hello_due, link});
-    redial_now(in.peer->address);
-    std::array<std::uint8_t, wire::kNonceBytes> nonce{};
-    for (auto& b : nonce) b = static_cast<std::uint8_t>(prng_.next_u64());
-    (void)wire::append_frame(in.control, make_hello(nonce));
-    queue_transmit(inbound_.find(link));
-    ++counters_.frames_out;
-    observe(*in.peer);
+  if (const auto* hello = std::get_if<wire::Hello>(&decoded.value)) {
+    on_hello(link, in, *hello);
+    return;
+  }
+  if (const auto* proof = std::get_if<wire::HelloProof>(&decoded.value)) {
+    on_hello_proof(link, in, *proof);
     return;
   }
   if (!in.peer.has_value()) {
-    close_inbound(link, CloseReason::handshake_required);
+    close_inbound(link, in.claimed ? CloseReason::unauthenticated : CloseReason::handshake_required);
     return;
   }
   // A user frame is evidence of life as much as a heartbeat (F2: a flood
@@ -421,7 +503,8 @@ void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
         } else if constexpr (std::is_same_v<T, wire::GossipState>) {
           merge_gossip(peer, std::move(m));
         } else {
-          static_assert(std::is_same_v<T, wire::Hello>);
+          // Handshake frames never get here: on_inbound_frame takes them.
+          static_assert(std::is_same_v<T, wire::Hello> || std::is_same_v<T, wire::HelloProof>);
         }
       },
       std::move(message));
@@ -469,6 +552,13 @@ std::optional<Transmit> Kernel::poll_transmit() {
     Outbound& out = next_out->second;
     out.transmit_queued = false;
     if (!out.connected || out.retired || out.writing) continue;
+    if (!out.handshake.empty()) {
+      out.in_flight.clear();
+      out.in_flight.swap(out.handshake);
+      return lend(out.in_flight, *out.link, out.writing);
+    }
+    // Authenticated: nothing behind the hello until the acceptor's proof.
+    if (config_.auth.enabled() && !out.peer.has_value()) continue;
     // Membership and detection traffic never waits behind user messages
     // (ARCHITECTURE.md); the mutation puts it behind them, to show F2 fail.
     const bool user_first =

@@ -27,9 +27,12 @@
 // Links. Each node sends only on the links it dials (outbound) and reads
 // what peers send on links they dial (inbound), so per (sender, receiver)
 // pair there is exactly one ordered byte stream. Every link starts with a
-// hello each way; the dialer may send right behind its hello. A link that
-// goes down is redialled after a capped exponential backoff; a hello from
-// the peer on a link it dialed resets that backoff and ends the wait.
+// hello each way; the dialer may send right behind its hello, unless links
+// are authenticated (kernel/authentication.hpp): then it sends its proof
+// once the acceptor's hello has proven the acceptor, and only then the rest.
+// A link that goes down is redialled after a capped exponential backoff; a
+// hello from the peer on a link it dialed resets that backoff and ends the
+// wait.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +49,7 @@
 #include "kernel/actors/ask_table.hpp"
 #include "kernel/actors/behavior.hpp"
 #include "kernel/actors/mailbox.hpp"
+#include "kernel/authentication.hpp"
 #include "kernel/config.hpp"
 #include "kernel/detection/liveness_throttle.hpp"
 #include "kernel/detection/phi_detector.hpp"
@@ -79,6 +83,9 @@ struct KernelCounters {
   std::uint64_t dead_letters[kDeadLetterReasonCount] = {};
   std::uint64_t marks[kMarkCount] = {};
   std::uint64_t ingest_rejected = 0;
+  // Authenticated links the dialer dropped after our proof and before its
+  // own: usually a dialer holding none of our keys (it counts bad_proof).
+  std::uint64_t handshakes_abandoned = 0;
   std::uint64_t mailbox_high_water = 0;  // deepest any mailbox has been (weftd's metrics)
 };
 
@@ -174,6 +181,12 @@ class Kernel {
   void on_outbound_frame(Outbound& link, std::span<const std::uint8_t> payload);
   void on_message(const MemberId& peer, wire::Message&& message);
   wire::Hello make_hello(std::array<std::uint8_t, wire::kNonceBytes> nonce) const;
+  std::array<std::uint8_t, wire::kNonceBytes> fresh_nonce();
+  void on_hello(LinkId link, Inbound& in, const wire::Hello& hello);
+  void on_hello_proof(LinkId link, Inbound& in, const wire::HelloProof& proof);
+  void accept_peer(LinkId link, Inbound& in, const MemberId& peer);
+  bool proof_holds(std::span<const std::uint8_t> proof, HandshakeRole prover, const HelloSide& dialer,
+                   const HelloSide& acceptor) const;
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
   Outbound& outbound(const NodeAddress& peer);
   void connect_due(Instant now);
@@ -290,6 +303,7 @@ class Kernel {
     bool sorted = true;           // items from head on are in key order
   };
   std::uint64_t next_link_id_ = 1;
+  std::uint64_t nonces_made_ = 0;                // authenticated nonces: the MAC's counter
   std::map<NodeAddress, Outbound> outbound_;
   std::map<LinkId, NodeAddress> outbound_by_link_;
   std::map<LinkId, Inbound> inbound_;

@@ -26,8 +26,13 @@ struct Kernel::Outbound {
 
   std::optional<LinkId> link;
   bool connected = false;
-  std::optional<MemberId> peer;         // from the peer's hello
+  std::optional<MemberId> peer;         // from the peer's hello (and, authenticated, its proof)
   wire::FrameDecoder decoder;           // reads the peer's hello reply
+  // Authenticated links: our hello, lent alone until the peer has proven
+  // itself, and what it carried, for the proofs.
+  std::vector<std::uint8_t> handshake;
+  std::array<std::uint8_t, wire::kNonceBytes> nonce{};
+  std::uint64_t hello_incarnation = 0;
   std::vector<std::uint8_t> control;    // whole frames, sent first
   std::vector<std::uint8_t> user;       // whole frames; those before user_head are written
   std::size_t user_head = 0;
@@ -56,8 +61,14 @@ struct Kernel::Inbound {
   explicit Inbound(std::uint32_t max_frame_bytes) : decoder(max_frame_bytes) {}
 
   wire::FrameDecoder decoder;
-  std::optional<MemberId> peer;         // set by the peer's hello
-  Instant hello_due;                    // closed if no hello by then
+  std::optional<MemberId> peer;         // set by the peer's hello (authenticated: by its proof)
+  Instant hello_due;                    // closed if no hello (or proof) by then
+  // Authenticated links, between the dialer's hello and its proof: who it
+  // claims to be, and the nonces and incarnation the proofs cover.
+  std::optional<MemberId> claimed;
+  std::array<std::uint8_t, wire::kNonceBytes> dialer_nonce{};
+  std::array<std::uint8_t, wire::kNonceBytes> our_nonce{};
+  std::uint64_t our_incarnation = 0;
   std::vector<std::uint8_t> control;    // our hello reply
   std::vector<std::uint8_t> in_flight;  // lent by poll_transmit until handle_sent
   bool writing = false;

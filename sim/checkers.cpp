@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "auth/hmac_sha256.hpp"
 #include "kernel/wire/control.hpp"
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/handshake.hpp"
@@ -11,6 +12,21 @@ namespace weft::sim {
 namespace {
 
 std::string node_name(std::size_t node) { return "n" + std::to_string(node); }
+
+// The hello a node wrote back to a rogue's hello, if it wrote one.
+std::optional<wire::Hello> reply_hello(std::span<const std::uint8_t> written, std::string& host_storage) {
+  wire::FrameDecoder decoder(wire::kDefaultMaxFrameBytes);
+  std::optional<wire::Hello> hello;
+  (void)decoder.feed(written, [&](wire::Bytes payload) {
+    wire::Decoded<wire::Hello> decoded = wire::decode_hello(payload);
+    if (hello || !decoded.ok()) return;
+    // The decoded views point into `written`; keep the host past it anyway.
+    host_storage = std::string(decoded.value.address.host);
+    decoded.value.address.host = host_storage;
+    hello = decoded.value;
+  });
+  return hello;
+}
 
 }  // namespace
 
@@ -359,11 +375,40 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
   hello.incarnation = 1;
   std::optional<CloseReason> expected;
   const char* what = "";
+  Simulator::RogueAnswer answer;
+  const bool authenticated = k->config().auth.enabled();
+  Prng draw = Prng::derive(seed, 100 + ++rogues_);
+  // The handshake rogues claim to be the victim at its known incarnation,
+  // which is neither stale nor implausible: only the proof can refuse them.
+  const auto impersonate = [&] {
+    hello.address = wire::AddressView::of(before ? *victim : stranger);
+    hello.incarnation = known_incarnation;
+    for (auto& b : hello.nonce) b = static_cast<std::uint8_t>(draw.next_u64());
+  };
+  // The rogue's proof over the real transcript, keyed by `key`, with the
+  // node's nonce replaced by `nonce` when given (a proof from another link).
+  std::string reply_host;
+  const auto prove = [&](AuthKey key, std::optional<std::array<std::uint8_t, wire::kNonceBytes>> nonce) {
+    return [&, key, nonce](std::span<const std::uint8_t> written) {
+      std::vector<std::uint8_t> out;
+      std::optional<wire::Hello> reply = reply_hello(written, reply_host);
+      if (!reply) return out;
+      HelloSide acceptor = HelloSide::of(*reply);
+      if (nonce) acceptor.nonce = *nonce;
+      const std::vector<std::uint8_t> transcript = handshake_transcript(
+          HandshakeRole::dialer, k->config().cluster_name, HelloSide::of(hello), acceptor);
+      const Proof proof = auth::hmac_sha256(key, transcript);
+      (void)wire::append_frame(out, wire::HelloProof{proof});
+      return out;
+    };
+  };
+  const auto random_bytes = [&](auto& into) {
+    for (auto& b : into) b = static_cast<std::uint8_t>(draw.next_u64());
+  };
   switch (f.rogue) {
     case Fault::Rogue::garbage: {
-      Prng prng = Prng::derive(seed, 100 + ++rogues_);
       bytes.resize(64);
-      for (auto& b : bytes) b = static_cast<std::uint8_t>(prng.next_u64());
+      random_bytes(bytes);
       bytes[0] = 0xff;  // a length no frame may have: a wire error, never a hello by chance
       expected = CloseReason::wire_error;
       what = "random bytes";
@@ -390,16 +435,62 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
     case Fault::Rogue::forged_row:
       if (!before) return;
       hello.address = wire::AddressView::of(stranger);
+      // An insider: on authenticated links it holds the key and proves
+      // itself, so its gossip meets the ingest guard, not the handshake.
+      if (authenticated) answer = prove(k->config().auth.keys.front(), std::nullopt);
       what = "gossip claiming the victim down 2^41 lives on";
+      break;
+    case Fault::Rogue::wrong_key: {
+      impersonate();
+      AuthKey wrong{};
+      random_bytes(wrong);
+      answer = prove(wrong, std::nullopt);
+      // Unauthenticated, the node expects no proof at all.
+      expected = authenticated ? CloseReason::bad_proof : CloseReason::unexpected_frame;
+      what = "a handshake proven with another key";
+      break;
+    }
+    case Fault::Rogue::replayed_proof: {
+      impersonate();
+      AuthKey key{};
+      if (authenticated) {
+        key = k->config().auth.keys.front();
+      } else {
+        random_bytes(key);
+      }
+      std::array<std::uint8_t, wire::kNonceBytes> old_nonce{};
+      random_bytes(old_nonce);
+      answer = prove(key, old_nonce);
+      expected = authenticated ? CloseReason::bad_proof : CloseReason::unexpected_frame;
+      what = "a proof recorded from another link";
+      break;
+    }
+    case Fault::Rogue::unproven:
+      impersonate();
+      answer = [](std::span<const std::uint8_t>) {
+        std::vector<std::uint8_t> out;
+        (void)wire::append_frame(out, wire::GossipDigest{1});
+        return out;
+      };
+      if (authenticated) expected = CloseReason::unauthenticated;
+      what = "a hello and then gossip without a proof";
       break;
   }
   if (f.rogue != Fault::Rogue::garbage) (void)wire::append_frame(bytes, hello);
   if (f.rogue == Fault::Rogue::forged_row) {
     wire::GossipState forged;
     forged.members.push_back(Member{MemberId{*victim, Incarnation{far_ahead}}, MemberStatus::down});
-    (void)wire::append_frame(bytes, forged);
+    if (answer) {
+      answer = [&, proven = std::move(answer), forged](std::span<const std::uint8_t> written) {
+        std::vector<std::uint8_t> out = proven(written);
+        (void)wire::append_frame(out, forged);
+        return out;
+      };
+    } else {
+      (void)wire::append_frame(bytes, forged);
+    }
   }
-  const Simulator::RogueOutcome outcome = sim.rogue(target, bytes);
+  const Simulator::RogueOutcome outcome = sim.rogue(target, bytes, answer);
   if (!outcome.handled) return;
   count(judged_, Check::w3_rogues);
   const std::string who = node_name(target) + " (sent " + what + ")";
@@ -420,7 +511,9 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
       case CloseReason::rejoining:
       case CloseReason::shutting_down:
       case CloseReason::handshake_timeout:
-        continue;  // the node's own membership moved in the same input (a timer fell due)
+        continue;
+      case CloseReason::bad_proof:
+      case CloseReason::unauthenticated:  // the node's own membership moved in the same input (a timer fell due)
       case CloseReason::wire_error:
       case CloseReason::handshake_required:
       case CloseReason::wrong_cluster:

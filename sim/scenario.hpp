@@ -51,6 +51,9 @@ struct Fault {
     stale_incarnation,        // a hello as nodes[1] with an older incarnation than known
     implausible_incarnation,  // a hello as nodes[1], 2^41 incarnations ahead (memberlist#358)
     forged_row,               // a stranger's hello, then gossip claiming nodes[1] down 2^41 lives on
+    wrong_key,                // a handshake as nodes[1], its proof made with another key
+    replayed_proof,           // a handshake as nodes[1] with a proof recorded from an earlier link
+    unproven,                 // a hello as nodes[1], then gossip without the proof
   };
   Kind kind = Kind::crash;
   Duration at;                     // from the start of the run
@@ -65,6 +68,10 @@ struct Fault {
   friend bool operator==(const Fault&, const Fault&) = default;
 };
 
+// Whether the nodes share a secret (Config::auth): not at all, one key, or
+// two keys mid-rotation (half the nodes sign with the new one, all accept both).
+enum class AuthMode : std::uint8_t { off, shared, rotating };
+
 struct Scenario {
   std::uint64_t seed = 1;
   std::size_t nodes = 5;
@@ -72,6 +79,7 @@ struct Scenario {
   Duration heal = Duration::seconds(40);  // at least T_heal for the cluster size
   NetworkModel network;
   Mutations mutations;             // planted defects (tests and --mutation only)
+  AuthMode auth = AuthMode::off;
   std::vector<Mark> required_marks;  // the run fails unless each is hit
   // Clock drift per node, parts per million (index node - 1; empty: none).
   // A node at +500 sees 1.0005 s pass per simulated second.
@@ -102,6 +110,10 @@ struct MutationTarget {
 };
 std::span<const MutationTarget> mutation_targets();
 std::string_view to_string(Fault::Rogue rogue);
+std::string_view to_string(AuthMode mode);
+// The keys `node` holds in a scenario with `mode`, drawn from `seed`;
+// rotating, nodes whose host ends in an even digit sign with the new key.
+Authentication scenario_auth(AuthMode mode, std::uint64_t seed, const NodeAddress& node);
 // Sets the named mutation; false if there is no such name.
 bool set_mutation(Mutations& mutations, std::string_view name);
 

@@ -56,6 +56,7 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"ingest_guard_off", "W3", "the rogue"}, &Mutations::ingest_guard_off},
     {{"cluster_check_off", "W3", "with wrong_cluster"}, &Mutations::cluster_check_off},
     {{"convergence_off", "M4", "no single view"}, &Mutations::convergence_off},
+    {{"proof_check_off", "W3", "bad_proof"}, &Mutations::proof_check_off},
     {{"down_keeps_asks", "S3", "saw its target down"}, &Mutations::down_keeps_asks},
 };
 
@@ -126,6 +127,18 @@ std::string_view to_string(Fault::Rogue rogue) {
     case Fault::Rogue::stale_incarnation: return "stale-incarnation";
     case Fault::Rogue::implausible_incarnation: return "implausible-incarnation";
     case Fault::Rogue::forged_row: return "forged-row";
+    case Fault::Rogue::wrong_key: return "wrong-key";
+    case Fault::Rogue::replayed_proof: return "replayed-proof";
+    case Fault::Rogue::unproven: return "unproven";
+  }
+  return "?";
+}
+
+std::string_view to_string(AuthMode mode) {
+  switch (mode) {
+    case AuthMode::off: return "off";
+    case AuthMode::shared: return "shared";
+    case AuthMode::rotating: return "rotating";
   }
   return "?";
 }
@@ -155,6 +168,7 @@ std::string Scenario::to_text() const {
   for (std::string_view name : kMutationNames) {
     if (*mutation_flag(copy, name)) text += "mutation " + std::string(name) + "\n";
   }
+  if (auth != AuthMode::off) text += "auth " + std::string(to_string(auth)) + "\n";
   for (Mark mark : required_marks) text += "require " + std::string(to_string(mark)) + "\n";
   for (std::size_t n = 0; n < clock_ppm.size(); ++n) {
     if (clock_ppm[n] != 0) {
@@ -209,13 +223,15 @@ constexpr std::string_view kNetworkForm =
     "network floor <time> tail <time> chunks <n> bandwidth <bytes/s> window <bytes>";
 constexpr std::string_view kFaultNames =
     "crash, lose, restart, pause, cut, partition, flap, heal, spike, flood, asks, truncate, corrupt, rogue";
-constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage, Fault::Rogue::wrong_cluster, Fault::Rogue::stale_incarnation,
-                                    Fault::Rogue::implausible_incarnation, Fault::Rogue::forged_row};
+constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage,        Fault::Rogue::wrong_cluster,
+                                    Fault::Rogue::stale_incarnation, Fault::Rogue::implausible_incarnation,
+                                    Fault::Rogue::forged_row,     Fault::Rogue::wrong_key,
+                                    Fault::Rogue::replayed_proof, Fault::Rogue::unproven};
+constexpr AuthMode kAuthModes[] = {AuthMode::off, AuthMode::shared, AuthMode::rotating};
 
 // The rogues that impersonate (or forge a record of) an honest node.
 bool names_a_victim(Fault::Rogue rogue) {
-  return rogue == Fault::Rogue::stale_incarnation || rogue == Fault::Rogue::implausible_incarnation ||
-         rogue == Fault::Rogue::forged_row;
+  return rogue != Fault::Rogue::garbage && rogue != Fault::Rogue::wrong_cluster;
 }
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
@@ -584,7 +600,8 @@ bool parse_fault(LineReader& r, Fault& f) {
     return r.finish();
   }
   if (kind == "rogue") {
-    r.form = "at <time> rogue nN garbage|wrong-cluster, or rogue nN stale-incarnation|implausible-incarnation|forged-row nM";
+    r.form = "at <time> rogue nN garbage|wrong-cluster, or rogue nN "
+             "stale-incarnation|implausible-incarnation|forged-row|wrong-key|replayed-proof|unproven nM";
     f.kind = Fault::Kind::rogue;
     if (!r.node_into(f.nodes)) return false;
     const std::string_view what = r.take();
@@ -664,6 +681,14 @@ ParsedScenario parse_scenario(std::string_view text) {
         return failure(line_number, "unknown mutation " + quoted(name) + "; expected one of " + mutation_list());
       }
       if (!r.finish()) return failure(line_number, r);
+    } else if (keyword == "auth") {
+      r.form = "auth off|shared|rotating";
+      const std::string_view mode = r.take();
+      const auto* found = std::find_if(std::begin(kAuthModes), std::end(kAuthModes),
+                                       [&](AuthMode m) { return to_string(m) == mode; });
+      if (found == std::end(kAuthModes)) return failure(line_number, "unknown auth mode " + quoted(mode) + "; expected off, shared or rotating");
+      if (!r.finish()) return failure(line_number, r);
+      s.auth = *found;
     } else if (keyword == "require") {
       r.form = "require <mark>";
       const std::string_view name = r.take();
@@ -708,7 +733,7 @@ ParsedScenario parse_scenario(std::string_view text) {
       return failure(line_number, "a second " + std::string(keyword) + " line; a scenario has one, at the top");
     } else {
       return failure(line_number, "unknown line starting " + quoted(keyword) +
-                                      "; expected \"mutation <name>\", \"require <mark>\", \"clock nN +250ppm\" or \"at <time> <fault>\"");
+                                      "; expected \"mutation <name>\", \"auth <mode>\", \"require <mark>\", \"clock nN +250ppm\" or \"at <time> <fault>\"");
     }
   }
   switch (stage) {

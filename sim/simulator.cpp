@@ -355,7 +355,8 @@ bool Simulator::corrupted_unclosed(std::size_t node) const {
   return false;
 }
 
-Simulator::RogueOutcome Simulator::rogue(std::size_t node, std::span<const std::uint8_t> bytes) {
+Simulator::RogueOutcome Simulator::rogue(std::size_t node, std::span<const std::uint8_t> bytes,
+                                         const RogueAnswer& answer) {
   Node& n = *nodes_[node - 1];
   rogue_outcome_ = RogueOutcome{};
   if (!n.kernel || now_ < n.paused_until) return rogue_outcome_;
@@ -365,6 +366,14 @@ Simulator::RogueOutcome Simulator::rogue(std::size_t node, std::span<const std::
   trace(node, "rogue peer dials (" + std::to_string(bytes.size()) + " bytes)", true);
   n.kernel->handle_bytes(local, link, bytes);
   drain(node);
+  if (answer && n.kernel && rogue_outcome_.rogue_link_closed.empty()) {
+    const std::vector<std::uint8_t> more = answer(rogue_outcome_.written);
+    if (!more.empty()) {
+      trace(node, "rogue peer answers (" + std::to_string(more.size()) + " bytes)", true);
+      n.kernel->handle_bytes(local, link, more);
+      drain(node);
+    }
+  }
   rogue_link_.reset();
   rogue_outcome_.handled = true;
   return rogue_outcome_;
@@ -412,6 +421,10 @@ void Simulator::drain(std::size_t node) {
     }
   };
   const auto on_transmit = [&](const Transmit& request) {
+    if (rogue_link_ && *rogue_link_ == std::pair{node, request.link}) {
+      rogue_outcome_.written.insert(rogue_outcome_.written.end(), request.bytes.begin(), request.bytes.end());
+      return;
+    }
     const std::uint64_t id = connection_of(node, request.link);
     Connection* c = find_connection(id);
     if (c != nullptr && c->open && c->established) transmit(id, *c, c->dialer == node, request.bytes);

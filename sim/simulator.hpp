@@ -134,15 +134,19 @@ class Simulator {
   // A corrupted stream `node` has read from and still holds open.
   bool corrupted_unclosed(std::size_t node) const;
 
-  // A peer that is no node dials `node` and sends `bytes`, handled now. What
-  // the node answers goes nowhere. Returns the closes the node made during
-  // that input: of the rogue's link, and of any other.
+  // A peer that is no node dials `node` and sends `bytes`, handled now. If
+  // `answer` is given and the link is still open, it is called with what the
+  // node wrote back, and the bytes it returns are sent too, at the same
+  // instant (a handshake: the node's hello, then the rogue's proof). Returns
+  // the closes the node made meanwhile: of the rogue's link, and of any other.
   struct RogueOutcome {
     bool handled = false;  // false when the node is crashed or paused
     std::vector<CloseReason> rogue_link_closed;
     std::vector<CloseReason> other_links_closed;
+    std::vector<std::uint8_t> written;  // what the node wrote on the rogue's link
   };
-  RogueOutcome rogue(std::size_t node, std::span<const std::uint8_t> bytes);
+  using RogueAnswer = std::function<std::vector<std::uint8_t>(std::span<const std::uint8_t> written)>;
+  RogueOutcome rogue(std::size_t node, std::span<const std::uint8_t> bytes, const RogueAnswer& answer = {});
 
   std::uint64_t trace_hash() const { return trace_hash_; }
   std::uint64_t events_processed() const { return events_processed_; }

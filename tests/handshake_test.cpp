@@ -1,5 +1,5 @@
-// Goal: the handshake codec round-trips, checks every field's shape, and
-// rejects malformed hellos with named reasons.
+// Goal: the handshake codec (hello and hello_proof) round-trips, checks
+// every field's shape, and rejects malformed frames with named reasons.
 #include "kernel/wire/handshake.hpp"
 
 #include <gtest/gtest.h>
@@ -106,6 +106,41 @@ TEST(Hello, EveryTruncationIsTruncated) {
     const ByteVector prefix(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(cut));
     EXPECT_EQ(decode_hello(prefix).error, WireError::truncated) << "cut at " << cut;
   }
+}
+
+TEST(HelloProof, RoundTripsAndReadsMsgpackCOutput) {
+  const ByteVector proof(kProofBytes, 0xab);
+  const HelloProof message{proof};
+  const ByteVector payload = testing::encode_payload(message);
+  EXPECT_EQ(payload.size(), encoded_size(message));
+  const Decoded<HelloProof> decoded = decode_hello_proof(payload);
+  ASSERT_TRUE(decoded.ok()) << to_string(decoded.error);
+  EXPECT_EQ(decoded.value, message);
+  Pack p;
+  p.map(2).uint(0).uint(0x02).uint(1).bin(proof);
+  EXPECT_EQ(p.bytes(), payload) << "the shortest encoding, as msgpack-c writes it";
+}
+
+TEST(HelloProof, MalformedProofsAreRejectedWithTheirReason) {
+  const auto decode = [](Pack& p) { return decode_hello_proof(p.bytes()).error; };
+  Pack short_proof;
+  short_proof.map(2).uint(0).uint(0x02).uint(1).bin(ByteVector(31, 1));
+  EXPECT_EQ(decode(short_proof), WireError::invalid_value);
+  Pack empty_proof;
+  empty_proof.map(2).uint(0).uint(0x02).uint(1).bin({});
+  EXPECT_EQ(decode(empty_proof), WireError::invalid_value) << "a hello_proof always carries a proof";
+  Pack missing;
+  missing.map(1).uint(0).uint(0x02);
+  EXPECT_EQ(decode(missing), WireError::missing_field);
+  Pack extra;
+  extra.map(3).uint(0).uint(0x02).uint(1).bin(ByteVector(32, 1)).uint(2).uint(0);
+  EXPECT_EQ(decode(extra), WireError::unknown_field);
+  Pack as_string;
+  as_string.map(2).uint(0).uint(0x02).uint(1).str(std::string(32, 'x'));
+  EXPECT_EQ(decode(as_string), WireError::wrong_type);
+  Pack other_kind;
+  other_kind.map(2).uint(0).uint(0x01).uint(1).bin(ByteVector(32, 1));
+  EXPECT_EQ(decode(other_kind), WireError::unexpected_kind) << "kind hello is not a hello_proof";
 }
 
 }  // namespace

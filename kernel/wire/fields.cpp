@@ -15,6 +15,7 @@ WireError parse_kind(std::uint64_t value, MessageKind& kind) {
 std::string_view to_string(MessageKind kind) {
   switch (kind) {
     case MessageKind::hello: return "hello";
+    case MessageKind::hello_proof: return "hello_proof";
     case MessageKind::join: return "join";
     case MessageKind::heartbeat: return "heartbeat";
     case MessageKind::heartbeat_ack: return "heartbeat_ack";

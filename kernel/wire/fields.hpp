@@ -24,6 +24,7 @@ namespace weft::wire {
 
 enum class MessageKind : std::uint8_t {
   hello = 0x01,
+  hello_proof = 0x02,
   join = 0x10,
   heartbeat = 0x11,
   heartbeat_ack = 0x12,
@@ -39,7 +40,7 @@ enum class MessageKind : std::uint8_t {
 };
 
 inline constexpr std::array kAllMessageKinds = {
-    MessageKind::hello,         MessageKind::join,        MessageKind::heartbeat,
+    MessageKind::hello,         MessageKind::hello_proof, MessageKind::join,        MessageKind::heartbeat,
     MessageKind::heartbeat_ack, MessageKind::probe_request, MessageKind::probe,
     MessageKind::probe_ack,     MessageKind::probe_alive, MessageKind::gossip_digest,
     MessageKind::gossip_state,  MessageKind::tell,        MessageKind::ask,

@@ -6,14 +6,55 @@ namespace weft::wire {
 namespace {
 
 constexpr unsigned key(HelloField field) { return static_cast<unsigned>(field); }
+constexpr unsigned key(HelloProofField field) { return static_cast<unsigned>(field); }
 
 constexpr std::uint32_t kRequired =
     field_bit(key(HelloField::kind)) | field_bit(key(HelloField::protocol_version)) |
     field_bit(key(HelloField::cluster_name)) | field_bit(key(HelloField::address)) |
     field_bit(key(HelloField::incarnation)) | field_bit(key(HelloField::nonce)) |
     field_bit(key(HelloField::proof));
+constexpr std::uint32_t kProofRequired =
+    field_bit(key(HelloProofField::kind)) | field_bit(key(HelloProofField::proof));
 
 }  // namespace
+
+bool operator==(const HelloProof& a, const HelloProof& b) {
+  return std::equal(a.proof.begin(), a.proof.end(), b.proof.begin(), b.proof.end());
+}
+
+WireError validate(const HelloProof& proof) {
+  return proof.proof.size() == kProofBytes ? WireError::none : WireError::invalid_value;
+}
+
+std::size_t encoded_size(const HelloProof& proof) {
+  return 1  // fixmap of two
+         + 1 + Writer::size_of_uint(static_cast<std::uint8_t>(MessageKind::hello_proof))
+         + 1 + Writer::size_of_bin(proof.proof.size());
+}
+
+void encode(const HelloProof& proof, Writer& writer) {
+  WEFT_ASSERT(validate(proof) == WireError::none);
+  writer.write_map_header(2);
+  writer.write_uint(key(HelloProofField::kind));
+  writer.write_uint(static_cast<std::uint8_t>(MessageKind::hello_proof));
+  writer.write_uint(key(HelloProofField::proof));
+  writer.write_bin(proof.proof);
+}
+
+Decoded<HelloProof> decode_hello_proof(Bytes payload) {
+  HelloProof proof;
+  const WireError e =
+      decode_fields_of(payload, MessageKind::hello_proof, kProofRequired, [&](unsigned k, Reader& r) {
+        switch (static_cast<HelloProofField>(k)) {
+          case HelloProofField::proof: return r.read_bin(proof.proof);
+          case HelloProofField::kind: break;
+        }
+        return WireError::unknown_field;
+      });
+  if (e != WireError::none) return {.error = e};
+  if (WireError invalid = validate(proof); invalid != WireError::none) return {.error = invalid};
+  return {.value = proof};
+}
 
 bool operator==(const Hello& a, const Hello& b) {
   return a.protocol_version == b.protocol_version && a.cluster_name == b.cluster_name &&

@@ -1,17 +1,25 @@
-// The handshake: the first frame each side sends on a new link.
+// The handshake: a hello each way, and with a shared secret the dialer's
+// proof after them (docs/protocol.md, "Links and the handshake").
 //
+// hello, the first frame each side sends on a new link:
 //   { 0: kind              uint  hello (0x01)
 //     1: protocol_version  uint  1..65535; this build speaks kProtocolVersion
 //     2: cluster_name      str   1..64 bytes; a link between clusters closes
 //     3: address           address  where the sender listens
 //     4: incarnation       uint  the sender's incarnation
 //     5: nonce             bin   exactly 16 bytes, fresh per link
-//     6: proof             bin   empty (no shared secret) or 32 bytes: an
-//                                HMAC-SHA256 over the peer's nonce and this
-//                                hello's fields, keyed by the cluster secret }
+//     6: proof             bin   empty, or 32 bytes: the acceptor's MAC over
+//                                both hellos (kernel/auth.hpp); a dialer's
+//                                is always empty, as it has not yet seen the
+//                                acceptor's nonce }
 //
-// All seven fields are required. The codec checks shape only; whether the
-// version, cluster name and proof are acceptable is the link's decision.
+// hello_proof, the dialer's second frame when the link is authenticated:
+//   { 0: kind              uint  hello_proof (0x02)
+//     1: proof             bin   exactly 32 bytes: the dialer's MAC over
+//                                both hellos }
+//
+// All fields are required. The codec checks shape only; whether the version,
+// cluster name and proofs are acceptable is the link's decision.
 #pragma once
 
 #include <array>
@@ -51,12 +59,30 @@ enum class HelloField : unsigned {
   proof = 6,
 };
 
+// The dialer's proof, sent after the acceptor's hello proved the acceptor.
+struct HelloProof {
+  Bytes proof;  // kProofBytes long
+
+  friend bool operator==(const HelloProof& a, const HelloProof& b);
+};
+
+enum class HelloProofField : unsigned {
+  kind = kKindKey,
+  proof = 1,
+};
+
 WireError validate(const Hello& hello);
+WireError validate(const HelloProof& proof);
+constexpr MessageKind kind_of(const HelloProof&) { return MessageKind::hello_proof; }
 
 std::size_t encoded_size(const Hello& hello);
 void encode(const Hello& hello, Writer& writer);
 
-// Decodes a frame payload that must hold a hello, in one pass.
+std::size_t encoded_size(const HelloProof& proof);
+void encode(const HelloProof& proof, Writer& writer);
+
+// Decode a frame payload that must hold a hello (a hello_proof), in one pass.
 Decoded<Hello> decode_hello(Bytes payload);
+Decoded<HelloProof> decode_hello_proof(Bytes payload);
 
 }  // namespace weft::wire

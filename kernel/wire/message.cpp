@@ -16,6 +16,7 @@ Decoded<Message> decode_message(Bytes payload) {
   if (WireError e = peek_kind(payload, kind); e != WireError::none) return {.error = e};
   switch (kind) {
     case MessageKind::hello: return widen(decode_hello(payload));
+    case MessageKind::hello_proof: return widen(decode_hello_proof(payload));
     case MessageKind::join: return widen(decode_join(payload));
     case MessageKind::heartbeat: return widen(decode_heartbeat(payload));
     case MessageKind::heartbeat_ack: return widen(decode_heartbeat_ack(payload));

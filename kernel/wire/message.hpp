@@ -12,7 +12,7 @@
 
 namespace weft::wire {
 
-using Message = std::variant<Hello, Envelope, Join, Heartbeat, HeartbeatAck, ProbeRequest, Probe,
+using Message = std::variant<Hello, HelloProof, Envelope, Join, Heartbeat, HeartbeatAck, ProbeRequest, Probe,
                              ProbeAck, ProbeAlive, GossipDigest, GossipState>;
 
 Decoded<Message> decode_message(Bytes payload);

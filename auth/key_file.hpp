@@ -1,0 +1,28 @@
+// The shared-secret key file (docs/deploy.md, "Security"): one key per
+// line, 64 hex digits (32 bytes, e.g. from `openssl rand -hex 32`); '#'
+// starts a comment; blank lines are skipped. The first key signs, every key
+// is accepted, so keys rotate without a flag day. Keys never come from a flag
+// or the config file itself, where they would leak into `ps`, shells and
+// config repositories.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernel/authentication.hpp"
+
+namespace weft::auth {
+
+struct KeyFile {
+  std::vector<AuthKey> keys;
+  std::vector<std::string> problems;  // each names the file, line and the fix
+};
+
+// Reads and checks `path`: readable, not readable by group or others, one to
+// 16 keys, each exactly 64 hex digits, no key twice.
+KeyFile read_key_file(const std::string& path);
+
+// Parses key file text; `name` prefixes each problem.
+KeyFile parse_key_file(const std::string& text, const std::string& name);
+
+}  // namespace weft::auth
