@@ -2,6 +2,9 @@
 
 #include <toml++/toml.h>
 
+#include "auth/hmac_sha256.hpp"
+#include "auth/key_file.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -122,6 +125,11 @@ const std::vector<Entry>& entries() {
       {{"reconnect_backoff_min", kDuration}, duration(&Config::reconnect_backoff_min)},
       {{"reconnect_backoff_max", kDuration}, duration(&Config::reconnect_backoff_max)},
       {{"handshake_timeout", kDuration}, duration(&Config::handshake_timeout)},
+      {{"auth_key_file", "the path of a file of 64-hex-digit keys, one per line (chmod 600)"},
+       [](DaemonConfig& c, std::string_view v) {
+         c.auth_key_file = std::string(v);
+         return !v.empty();
+       }},
       {{"mailbox_capacity", kCount}, whole(&Config::mailbox_capacity)},
       {{"mailbox_overflow", "reject_new or drop_oldest"},
        [](DaemonConfig& c, std::string_view v) {
@@ -271,12 +279,20 @@ void finish(DaemonConfig& config, std::vector<std::string>& problems) {
   if (!given("admin")) {
     config.admin = NodeAddress{"127.0.0.1", static_cast<std::uint16_t>(config.kernel.self.port + 1000)};
   }
+  config.kernel.auth = Authentication{};
+  if (!config.auth_key_file.empty()) {
+    auth::KeyFile file = auth::read_key_file(config.auth_key_file);
+    for (std::string& p : file.problems) problems.push_back("auth_key_file: " + std::move(p));
+    if (file.problems.empty()) config.kernel.auth = Authentication{std::move(file.keys), &auth::hmac_sha256};
+  }
   for (std::string& p : config.kernel.validate()) problems.push_back(std::move(p));
 }
 
 std::string to_text(const DaemonConfig& config) {
   std::string text = "bind = " + config.bind.to_string() + "\nadmin = " + config.admin.to_string() +
-                     "\nlog_level = " + config.log_level + "\nadvertise = " + config.kernel.self.to_string() + "\n";
+                     "\nlog_level = " + config.log_level + "\nadvertise = " + config.kernel.self.to_string() +
+                     "\nauth_key_file = " + (config.auth_key_file.empty() ? "(none: links are not authenticated)"
+                                                                         : config.auth_key_file) + "\n";
   const Bounds b = compute_bounds(config.kernel, std::max<std::size_t>(config.kernel.seeds.size(), 3));
   text += config.kernel.to_string();
   const auto seconds = [](Duration d) {

@@ -21,6 +21,9 @@ struct DaemonConfig {
   NodeAddress bind;       // where to listen; defaults to the advertised address
   NodeAddress admin;      // weftctl's endpoint (HTTP); loopback by default
   std::string log_level = "info";
+  // The shared-secret key file (auth/key_file.hpp); empty: links are not
+  // authenticated. Keys never come from a flag or this config itself.
+  std::string auth_key_file;
   std::vector<std::string> given;  // keys a file or flag set, in order
 };
 
@@ -41,7 +44,8 @@ void apply_toml(DaemonConfig& config, std::string_view text, std::string_view so
 // Applies one `key=value` (a flag), as if it were a line of the file.
 void apply_setting(DaemonConfig& config, std::string_view setting, std::vector<std::string>& problems);
 // After every source: defaults that depend on others (bind from advertise,
-// admin port), then Config::validate(). Appends the problems.
+// admin port), the keys from auth_key_file, then Config::validate().
+// Appends the problems.
 void finish(DaemonConfig& config, std::vector<std::string>& problems);
 
 // The effective configuration, one `key = value` line per knob.

@@ -108,7 +108,51 @@ struct Daemon {
     });
   }
 
+  // Links refused at the handshake or for bad input, one log line at most
+  // every 10 s: a port scanner or a node with the wrong key must not flood
+  // the log (every refusal is also counted in /metrics).
+  std::array<std::uint64_t, weft::kAllCloseReasons.size()> refusals_logged{};
+  std::uint64_t abandoned_logged = 0;
+  Instant next_refusal_log;
+  void log_refusals() {
+    const Instant now = node->now();
+    if (now < next_refusal_log) return;
+    const weft::KernelCounters& c = node->kernel().counters();
+    std::string text;
+    for (std::size_t i = 0; i < weft::kAllCloseReasons.size(); ++i) {
+      switch (weft::kAllCloseReasons[i]) {
+        case weft::CloseReason::wire_error:
+        case weft::CloseReason::handshake_required:
+        case weft::CloseReason::wrong_cluster:
+        case weft::CloseReason::wrong_version:
+        case weft::CloseReason::stale_incarnation:
+        case weft::CloseReason::implausible_incarnation:
+        case weft::CloseReason::handshake_timeout:
+        case weft::CloseReason::bad_proof:
+        case weft::CloseReason::unauthenticated: break;
+        case weft::CloseReason::self_connection:
+        case weft::CloseReason::unexpected_frame:
+        case weft::CloseReason::peer_gone:
+        case weft::CloseReason::control_overflow:
+        case weft::CloseReason::rejoining:
+        case weft::CloseReason::shutting_down: continue;
+      }
+      if (c.links_closed[i] == refusals_logged[i]) continue;
+      text += fmt::format(" {} {}", weft::to_string(weft::kAllCloseReasons[i]), c.links_closed[i] - refusals_logged[i]);
+      refusals_logged[i] = c.links_closed[i];
+    }
+    if (c.handshakes_abandoned != abandoned_logged) {
+      text += fmt::format(" handshakes_abandoned {}", c.handshakes_abandoned - abandoned_logged);
+      abandoned_logged = c.handshakes_abandoned;
+    }
+    if (text.empty()) return;
+    spdlog::warn("links refused since the last report:{} (bad_proof or handshakes_abandoned: a peer without "
+                 "this node's keys; see /metrics)", text);
+    next_refusal_log = now + weft::Duration::seconds(10);
+  }
+
   void publish() {
+    log_refusals();
     auto next = std::make_shared<weft::tools::Snapshot>(
         weft::tools::make_snapshot(node->kernel(), node->stats(), ask_latency, node->now(), leaving));
     const std::lock_guard lock(snapshot_mutex);

@@ -20,6 +20,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 from weftcluster import Cluster  # noqa: E402
+import weftwire  # noqa: E402
 
 
 def converge(c, size):
@@ -140,6 +141,81 @@ def case_bad_peers(c, ctl):
           "closed with handshake_timeout, the node healthy, every view unchanged")
 
 
+def case_auth(c, ctl):
+    """A shared secret: n1..n3 hold key A; n4 holds key B and n5 none. Only
+    n1..n3 form the cluster; the others are refused with counted reasons. A
+    peer played by hand completes the handshake (docs/protocol.md and the
+    code agree), and its recorded proof, replayed on a new link, is refused."""
+    key_a, key_b = weftwire.new_key(), weftwire.new_key()
+    path_a, path_b = os.path.join(c.workdir, "a.keys"), os.path.join(c.workdir, "b.keys")
+    weftwire.write_key_file(path_a, [key_a])
+    weftwire.write_key_file(path_b, [key_b])
+    members, wrong_key, keyless = c.nodes[:3], c.nodes[3], c.nodes[4]
+    for n in members:
+        n.start([f"--set=auth_key_file={path_a}", "--set=handshake_timeout=1s"])
+    took = c.wait("three nodes sharing key A see each other up", c.all_up(members), 20)
+    print(f"3 authenticated nodes converged in {took:.2f} s")
+
+    wrong_key.start([f"--set=auth_key_file={path_b}"])
+    keyless.start()
+    n1 = members[0]
+
+    def metric(node, reason):
+        return node.metric(f'weft_links_closed_total{{reason="{reason}"}}') or 0
+
+    took = c.wait("n4 (key B) refuses the members' proofs and they count the handshakes it abandons",
+                  lambda: metric(wrong_key, "bad_proof") >= 1 and
+                  sum(n.metric("weft_handshakes_abandoned_total") or 0 for n in members) >= 1, 10)
+    print(f"wrong key: n4 counted bad_proof, the members handshakes_abandoned, within {took:.2f} s")
+    took = c.wait("the members close n5's (no key) links for frames before a proof",
+                  lambda: sum(metric(n, "unauthenticated") for n in members) >= 1, 10)
+    print(f"no key: the members counted unauthenticated within {took:.2f} s")
+    outsiders = {wrong_key.address, keyless.address}
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:  # a hold: the outsiders must never appear
+        for n in members:
+            view = n.view()
+            assert view is not None, f"{n.address} stopped answering"
+            seen = {m["address"] for m in view["members"]} & outsiders
+            assert not seen, f"{n.address} lets {seen} into its view"
+        assert c.all_up(members)(), "the members' cluster lost a node"
+        time.sleep(0.2)
+
+    # A hand-played peer with key A: the acceptor's proof checks out under
+    # the documented transcript, and the link the dialer proves stays open
+    # past handshake_timeout (1 s here).
+    claim = (f"127.0.{c.net}.99", 7001)
+    bad_before = metric(n1, "bad_proof")
+    honest = weftwire.Dialer(n1.address, c.name, *claim)
+    assert honest.acceptor_proof_holds(key_a), "n1's proof does not match docs/protocol.md's transcript"
+    assert not honest.acceptor_proof_holds(key_b)
+    recorded = honest.proof_under(key_a)
+    honest.send_proof(recorded)
+    assert not weftwire.closed_by_peer(honest.sock, 1.5), "n1 closed a link proven with key A"
+    honest.close()
+    print("a hand-played dialer with key A: n1's proof matches the documented transcript; "
+          "its own proof is taken (the link outlives handshake_timeout)")
+
+    # The same hello and proof, replayed on a new link: n1's fresh nonce
+    # makes the recorded proof worthless.
+    replay = weftwire.Dialer(n1.address, c.name, *claim, nonce=honest.me[3])
+    assert replay.acceptor[3] != honest.acceptor[3], "n1 reused its nonce on a new link"
+    replay.send_proof(recorded)
+    assert weftwire.closed_by_peer(replay.sock, 3), "n1 kept a link proven by a replayed proof"
+    replay.close()
+    wrong = weftwire.Dialer(n1.address, c.name, *claim)
+    wrong.send_proof(wrong.proof_under(key_b))
+    assert weftwire.closed_by_peer(wrong.sock, 3), "n1 kept a link proven with key B"
+    wrong.close()
+    c.wait("n1 counts the replayed and the wrong-key proof as bad_proof",
+           lambda: metric(n1, "bad_proof") >= bad_before + 2, 5)
+    print("a replayed proof and a proof under key B: both links closed, counted bad_proof")
+    assert c.all_up(members)(), "the members' cluster lost a node"
+    reply = subprocess.run([ctl, f"--admin={members[1].admin}", "ask", f"{n1.address}/echo", "authenticated"],
+                           capture_output=True, text=True).stdout
+    assert reply.startswith("authenticated"), reply
+
+
 def case_flood(c, ctl):
     converge(c, 3)
     source, sink = c.nodes[0], c.nodes[1]
@@ -182,7 +258,7 @@ def case_partition(c, ctl):
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-SIZES = {"five_converge": 5, "partition": 5}
+SIZES = {"five_converge": 5, "partition": 5, "auth": 5}
 
 
 def main():
