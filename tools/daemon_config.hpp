@@ -21,7 +21,13 @@ struct DaemonConfig {
   NodeAddress bind;       // where to listen; defaults to the advertised address
   NodeAddress admin;      // weftctl's endpoint (HTTP); loopback by default
   std::string log_level = "info";
+  // TLS on every link when all three are given (PEM paths); none: plaintext.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_ca;
   std::vector<std::string> given;  // keys a file or flag set, in order
+  std::vector<std::string> given_at;  // where each of them was set ("file:line: " or "--set ")
+  bool tls() const { return !tls_cert.empty() && !tls_key.empty() && !tls_ca.empty(); }
 };
 
 // One knob: its key and how a text value sets it.
@@ -41,7 +47,9 @@ void apply_toml(DaemonConfig& config, std::string_view text, std::string_view so
 // Applies one `key=value` (a flag), as if it were a line of the file.
 void apply_setting(DaemonConfig& config, std::string_view setting, std::vector<std::string>& problems);
 // After every source: defaults that depend on others (bind from advertise,
-// admin port), then Config::validate(). Appends the problems.
+// admin port), then Config::validate(), then the TLS files (all three or
+// none; readable; the key is the certificate's; the CA holds a certificate).
+// Appends the problems.
 void finish(DaemonConfig& config, std::vector<std::string>& problems);
 
 // The effective configuration, one `key = value` line per knob.
