@@ -127,6 +127,9 @@ bool Node::load_tls(std::string& error) {
   // and tickets are one more key to protect.
   SSL_CTX_set_num_tickets(native, 0);
   std::error_code ec;
+  // An encrypted key would make OpenSSL ask for a passphrase on the
+  // terminal; with an empty one the load fails and says so.
+  context->set_password_callback([](std::size_t, asio::ssl::context::password_purpose) { return std::string(); }, ec);
   const auto failed = [&](const std::string& what) {
     error = "TLS: " + what + ": " + ec.message();
     return false;
