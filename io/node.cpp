@@ -287,14 +287,16 @@ asio::awaitable<void> Node::accept_tls(std::shared_ptr<Link> link) {
 asio::awaitable<std::optional<TlsFailure>> Node::tls_handshake(const std::shared_ptr<Link>& link,
                                                                  asio::ssl::stream_base::handshake_type type) {
   link->tls = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(link->socket, *tls_);
+  std::error_code ignored;
+  const auto peer = link->socket.remote_endpoint(ignored);  // for the warning: a timed-out socket has none
   // A peer that connects and says nothing (or a plaintext dialer waiting
   // for our hello) would hold the socket forever: the deadline closes it.
   asio::steady_timer deadline(io_, to_chrono(options_.config.handshake_timeout));
   deadline.async_wait([link](const std::error_code& ec) {
     if (ec || link->handshake_over) return;
     link->handshake_timed_out = true;
-    std::error_code ignored;
-    link->socket.close(ignored);
+    std::error_code unused;
+    link->socket.close(unused);
   });
   auto [ec] = co_await link->tls->async_handshake(type, kAsTuple);
   link->handshake_over = true;
@@ -306,8 +308,6 @@ asio::awaitable<std::optional<TlsFailure>> Node::tls_handshake(const std::shared
   }
   const TlsFailure failure = link->handshake_timed_out ? TlsFailure::timeout : classify(ec);
   ++stats_.tls_handshake_failures[static_cast<std::size_t>(failure)];
-  std::error_code ignored;
-  const auto peer = link->socket.remote_endpoint(ignored);
   link->socket.close(ignored);
   warn_tls(failure, peer, ec);
   co_return failure;
@@ -328,7 +328,7 @@ void Node::warn_tls(TlsFailure failure, const asio::ip::tcp::endpoint& peer, con
                      (failure == TlsFailure::timeout ? std::string("no handshake within handshake_timeout")
                                                      : ec.message());
   if (tls_warnings_suppressed_ > 0) {
-    text += " (and " + std::to_string(tls_warnings_suppressed_) + " more failures not logged)";
+    text += " (" + std::to_string(tls_warnings_suppressed_) + " more failed since the last line)";
     tls_warnings_suppressed_ = 0;
   }
   options_.on_warning(text);
