@@ -3,6 +3,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include <asio/experimental/as_tuple.hpp>
 
 #include "io/clock.hpp"
@@ -14,8 +17,21 @@ namespace {
 constexpr auto kAsTuple = asio::experimental::as_tuple(asio::use_awaitable);
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
 
+// OpenSSL's reason inside an asio ssl error code (0 when it is not one).
+int ssl_reason(const std::error_code& ec) {
+  if (ec.category() != asio::error::get_ssl_category()) return 0;
+  return ERR_GET_REASON(static_cast<unsigned long>(static_cast<unsigned int>(ec.value())));
+}
+
+// A TLS peer that closes without close_notify is, to the kernel, a peer
+// that closed; weftd never sends close_notify either.
+bool truncated(const std::error_code& ec) {
+  return ec == asio::ssl::error::stream_truncated || ssl_reason(ec) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+}
+
 LinkDownCause cause_of(const std::error_code& ec) {
-  if (ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::error::broken_pipe) {
+  if (ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
+      truncated(ec)) {
     return LinkDownCause::closed_by_peer;
   }
   if (ec == asio::error::connection_refused) return LinkDownCause::refused;
@@ -26,13 +42,53 @@ LinkDownCause cause_of(const std::error_code& ec) {
   return LinkDownCause::io_error;
 }
 
+TlsFailure classify(const std::error_code& ec) {
+  if (ec.category() != asio::error::get_ssl_category() || truncated(ec)) return TlsFailure::closed;
+  const int reason = ssl_reason(ec);
+  if (reason == SSL_R_CERTIFICATE_VERIFY_FAILED || reason == SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE) {
+    return TlsFailure::certificate;
+  }
+  // OpenSSL reports an alert the peer sent as reason SSL_AD_REASON_OFFSET + the alert.
+  if (reason >= SSL_AD_REASON_OFFSET) return TlsFailure::alert;
+  return TlsFailure::protocol;
+}
+
+LinkDownCause cause_of(TlsFailure failure) {
+  switch (failure) {
+    case TlsFailure::timeout: return LinkDownCause::unreachable;
+    case TlsFailure::closed: return LinkDownCause::closed_by_peer;
+    case TlsFailure::certificate:
+    case TlsFailure::alert:
+    case TlsFailure::protocol: return LinkDownCause::io_error;
+  }
+  return LinkDownCause::io_error;
+}
+
+std::chrono::nanoseconds to_chrono(Duration d) { return std::chrono::nanoseconds(d.ns()); }
+
 }  // namespace
+
+const char* to_string(TlsFailure failure) {
+  switch (failure) {
+    case TlsFailure::timeout: return "timeout";
+    case TlsFailure::certificate: return "certificate";
+    case TlsFailure::alert: return "alert";
+    case TlsFailure::protocol: return "protocol";
+    case TlsFailure::closed: return "closed";
+  }
+  return "?";
+}
 
 // One TCP connection. `closed` is set when the kernel asked for the close:
 // the kernel already knows, so a failing read or write reports nothing.
 struct Node::Link {
   explicit Link(asio::io_context& io) : socket(io) {}
   asio::ip::tcp::socket socket;
+  // With TLS on, layered over `socket` once TCP is connected; every read and
+  // write then goes through it, while close and socket options stay on `socket`.
+  std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls;
+  bool handshake_over = false;
+  bool handshake_timed_out = false;
   std::vector<std::uint8_t> buffer;  // reused for every read
   bool connected = false;
   bool closed = false;
@@ -56,7 +112,48 @@ std::uint16_t Node::listening_port() const {
   return ec ? 0 : endpoint.port();
 }
 
+bool Node::load_tls(std::string& error) {
+  const NodeOptions::Tls& files = options_.tls;
+  if (files.cert.empty() || files.key.empty() || files.ca.empty()) {
+    error = "TLS needs a certificate, a key and a CA file together";
+    return false;
+  }
+  auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls);
+  SSL_CTX* native = context->native_handle();
+  // Both ends are weftd: nothing older than 1.3 is ever needed, so there is
+  // no older version for an on-path attacker to steer a handshake down to.
+  SSL_CTX_set_min_proto_version(native, TLS1_3_VERSION);
+  // Links live as long as the processes do: resumption would save nothing,
+  // and tickets are one more key to protect.
+  SSL_CTX_set_num_tickets(native, 0);
+  std::error_code ec;
+  // An encrypted key would make OpenSSL ask for a passphrase on the
+  // terminal; with an empty one the load fails and says so.
+  context->set_password_callback([](std::size_t, asio::ssl::context::password_purpose) { return std::string(); }, ec);
+  const auto failed = [&](const std::string& what) {
+    error = "TLS: " + what + ": " + ec.message();
+    return false;
+  };
+  context->use_certificate_chain_file(files.cert, ec);
+  if (ec) return failed("cannot load the certificate " + files.cert);
+  context->use_private_key_file(files.key, asio::ssl::context::pem, ec);
+  if (ec) return failed("cannot load the key " + files.key);
+  if (SSL_CTX_check_private_key(native) != 1) {
+    error = "TLS: the key " + files.key + " does not belong to the certificate " + files.cert;
+    return false;
+  }
+  context->load_verify_file(files.ca, ec);
+  if (ec) return failed("cannot load the CA " + files.ca);
+  // Both directions: a dialed peer must show a certificate from the CA, and
+  // so must a peer that dials us (no certificate, no link).
+  context->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert, ec);
+  if (ec) return failed("cannot require peer certificates");
+  tls_ = std::move(context);
+  return true;
+}
+
 bool Node::start(std::string& error) {
+  if (options_.tls.on() && !load_tls(error)) return false;
   std::error_code ec;
   acceptor_.open(options_.bind.protocol(), ec);
   if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
@@ -85,6 +182,11 @@ void Node::stop() {
     link->socket.close(ignored);
   }
   links_.clear();
+  for (const auto& link : handshaking_) {
+    link->closed = true;
+    link->socket.close(ignored);
+  }
+  handshaking_.clear();
 }
 
 void Node::drain() {
@@ -156,18 +258,87 @@ asio::awaitable<void> Node::accept_loop() {
     set_socket_options(socket);
     auto link = std::make_shared<Link>(io_);
     link->socket = std::move(socket);
+    if (tls_) {
+      // The handshake runs beside the accept loop: one slow peer must not
+      // hold up the next accept.
+      handshaking_.insert(link);
+      asio::co_spawn(io_, accept_tls(std::move(link)), asio::detached);
+      continue;
+    }
     link->connected = true;
     const LinkId id = kernel_.handle_link_accepted(now());
     links_[id] = link;
-    asio::co_spawn(io_, read_loop(id, link), asio::detached);
+    asio::co_spawn(io_, read_loop(id, link, link->socket), asio::detached);
     drain();
   }
 }
 
-asio::awaitable<void> Node::read_loop(LinkId id, std::shared_ptr<Link> link) {
+asio::awaitable<void> Node::accept_tls(std::shared_ptr<Link> link) {
+  const std::optional<TlsFailure> failure = co_await tls_handshake(link, asio::ssl::stream_base::server);
+  handshaking_.erase(link);
+  if (failure || link->closed || stopped_) co_return;
+  link->connected = true;
+  const LinkId id = kernel_.handle_link_accepted(now());
+  links_[id] = link;
+  drain();
+  co_await read_loop(id, link, *link->tls);
+}
+
+asio::awaitable<std::optional<TlsFailure>> Node::tls_handshake(const std::shared_ptr<Link>& link,
+                                                                 asio::ssl::stream_base::handshake_type type) {
+  link->tls = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(link->socket, *tls_);
+  std::error_code ignored;
+  const auto peer = link->socket.remote_endpoint(ignored);  // for the warning: a timed-out socket has none
+  // A peer that connects and says nothing (or a plaintext dialer waiting
+  // for our hello) would hold the socket forever: the deadline closes it.
+  asio::steady_timer deadline(io_, to_chrono(options_.config.handshake_timeout));
+  deadline.async_wait([link](const std::error_code& ec) {
+    if (ec || link->handshake_over) return;
+    link->handshake_timed_out = true;
+    std::error_code unused;
+    link->socket.close(unused);
+  });
+  auto [ec] = co_await link->tls->async_handshake(type, kAsTuple);
+  link->handshake_over = true;
+  deadline.cancel();
+  if (link->closed || stopped_) co_return std::nullopt;  // we closed it ourselves: nothing to count
+  if (!ec) {
+    ++stats_.tls_handshakes;
+    co_return std::nullopt;
+  }
+  const TlsFailure failure = link->handshake_timed_out ? TlsFailure::timeout : classify(ec);
+  ++stats_.tls_handshake_failures[static_cast<std::size_t>(failure)];
+  link->socket.close(ignored);
+  warn_tls(failure, peer, ec);
+  co_return failure;
+}
+
+// One line per failed handshake would let anyone who can reach the port
+// fill the log: at most one a second, with a count of the ones left out.
+void Node::warn_tls(TlsFailure failure, const asio::ip::tcp::endpoint& peer, const std::error_code& ec) {
+  if (!options_.on_warning) return;
+  const Instant at = now();
+  if (last_tls_warning_ != Instant::never() && at - last_tls_warning_ < Duration::seconds(1)) {
+    ++tls_warnings_suppressed_;
+    return;
+  }
+  last_tls_warning_ = at;
+  std::string text = "TLS handshake with " + peer.address().to_string() + ":" + std::to_string(peer.port()) +
+                     " failed (" + to_string(failure) + "): " +
+                     (failure == TlsFailure::timeout ? std::string("no handshake within handshake_timeout")
+                                                     : ec.message());
+  if (tls_warnings_suppressed_ > 0) {
+    text += " (" + std::to_string(tls_warnings_suppressed_) + " more failed since the last line)";
+    tls_warnings_suppressed_ = 0;
+  }
+  options_.on_warning(text);
+}
+
+template <class Stream>
+asio::awaitable<void> Node::read_loop(LinkId id, std::shared_ptr<Link> link, Stream& stream) {
   link->buffer.resize(kReadBufferBytes);
   while (true) {
-    auto [ec, n] = co_await link->socket.async_read_some(asio::buffer(link->buffer), kAsTuple);
+    auto [ec, n] = co_await stream.async_read_some(asio::buffer(link->buffer), kAsTuple);
     if (link->closed || stopped_) co_return;
     if (ec) {
       link_down(id, cause_of(ec));
@@ -213,10 +384,22 @@ asio::awaitable<void> Node::connect(LinkId id, std::shared_ptr<Link> link, NodeA
     co_return;
   }
   set_socket_options(link->socket);
+  if (tls_) {
+    const std::optional<TlsFailure> failure = co_await tls_handshake(link, asio::ssl::stream_base::client);
+    if (link->closed || stopped_) co_return;
+    if (failure) {
+      link_down(id, cause_of(*failure));
+      co_return;
+    }
+  }
   link->connected = true;
   kernel_.handle_link_up(now(), id);
   drain();
-  co_await read_loop(id, link);
+  if (link->tls) {
+    co_await read_loop(id, link, *link->tls);
+  } else {
+    co_await read_loop(id, link, link->socket);
+  }
 }
 
 void Node::link_down(LinkId id, LinkDownCause cause) {
@@ -251,11 +434,19 @@ void Node::on_command(LinkCommand&& command) {
 void Node::on_transmit(const Transmit& transmit) {
   const auto it = links_.find(transmit.link);
   if (it == links_.end() || !it->second->connected) return;
-  std::shared_ptr<Link> link = it->second;
-  const LinkId id = transmit.link;
-  const std::size_t size = transmit.bytes.size();
+  const std::shared_ptr<Link>& link = it->second;
+  if (link->tls) {
+    write(*link->tls, link, transmit.link, transmit.bytes);
+  } else {
+    write(link->socket, link, transmit.link, transmit.bytes);
+  }
+}
+
+template <class Stream>
+void Node::write(Stream& stream, const std::shared_ptr<Link>& link, LinkId id, std::span<const std::uint8_t> bytes) {
+  const std::size_t size = bytes.size();
   // The kernel keeps the bytes still until handle_sent: written in place.
-  asio::async_write(link->socket, asio::buffer(transmit.bytes.data(), size),
+  asio::async_write(stream, asio::buffer(bytes.data(), size),
                     [this, link, id, size](const std::error_code& ec, std::size_t) {
                       if (link->closed || stopped_) return;
                       if (ec) {

@@ -12,15 +12,24 @@
 // Completions arrive as error values (as_tuple), never as exceptions; each
 // handler does one input and one drain, then returns to the io_context, so
 // no link and no timer waits behind another for more than one turn.
+//
+// With NodeOptions::tls set, every link is TLS 1.3 with certificates checked
+// both ways against one CA, and the TLS handshake finishes before the kernel
+// hears of the link; a node with TLS never speaks plaintext, and nothing
+// about it is negotiated with the peer.
 #pragma once
 
 #include <asio.hpp>
+#include <asio/ssl.hpp>
 
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,7 +48,28 @@ struct NodeOptions {
   std::function<void(const std::string&)> on_warning;
   // TCP_USER_TIMEOUT: unacknowledged data older than this drops the link.
   Duration tcp_user_timeout = Duration::seconds(10);
+  // PEM files: this node's certificate (chain), its private key, and the CA
+  // that signs every member's certificate. All empty: plaintext links. The
+  // TLS handshake must finish within config.handshake_timeout.
+  struct Tls {
+    std::string cert;
+    std::string key;
+    std::string ca;
+    bool on() const { return !cert.empty() || !key.empty() || !ca.empty(); }
+  } tls;
 };
+
+// Why a TLS handshake failed; each is counted.
+enum class TlsFailure : std::uint8_t {
+  timeout,      // no complete handshake within handshake_timeout (a silent peer)
+  certificate,  // the peer's certificate did not verify against our CA, or it sent none
+  alert,        // the peer refused the handshake (e.g. it does not trust our certificate)
+  protocol,     // not TLS 1.3 (a plaintext peer's bytes, an older version, garbage)
+  closed,       // the connection closed or failed during the handshake
+};
+inline constexpr std::array<TlsFailure, 5> kAllTlsFailures{TlsFailure::timeout, TlsFailure::certificate,
+                                                          TlsFailure::alert, TlsFailure::protocol, TlsFailure::closed};
+const char* to_string(TlsFailure failure);
 
 // Counters the driver keeps beside the kernel's; read on the io thread.
 struct DriverStats {
@@ -51,6 +81,8 @@ struct DriverStats {
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
   std::uint64_t ticks = 0;
+  std::uint64_t tls_handshakes = 0;  // completed, either side
+  std::array<std::uint64_t, kAllTlsFailures.size()> tls_handshake_failures{};
   // Tick lag, how late the timer fired: a histogram over these upper bounds
   // (ms), the last bucket unbounded.
   static constexpr std::array<std::int64_t, 8> kLagBoundsMs{1, 2, 5, 10, 25, 50, 100, 250};
@@ -67,7 +99,7 @@ class Node {
   Node& operator=(const Node&) = delete;
 
   // Listens and starts the kernel's timer. False, with `error` set, if the
-  // bind address cannot be listened on.
+  // bind address cannot be listened on or the TLS files do not load.
   bool start(std::string& error);
   // Closes every socket and the timer; the kernel stays as it was.
   void stop();
@@ -84,8 +116,17 @@ class Node {
  private:
   struct Link;
   asio::awaitable<void> accept_loop();
-  asio::awaitable<void> read_loop(LinkId id, std::shared_ptr<Link> link);
+  asio::awaitable<void> accept_tls(std::shared_ptr<Link> link);
+  template <class Stream>
+  asio::awaitable<void> read_loop(LinkId id, std::shared_ptr<Link> link, Stream& stream);
   asio::awaitable<void> connect(LinkId id, std::shared_ptr<Link> link, NodeAddress address);
+  // Nothing when it completed (or when this node closed the link itself).
+  asio::awaitable<std::optional<TlsFailure>> tls_handshake(const std::shared_ptr<Link>& link,
+                                                           asio::ssl::stream_base::handshake_type type);
+  void warn_tls(TlsFailure failure, const asio::ip::tcp::endpoint& peer, const std::error_code& ec);
+  template <class Stream>
+  void write(Stream& stream, const std::shared_ptr<Link>& link, LinkId id, std::span<const std::uint8_t> bytes);
+  bool load_tls(std::string& error);
   asio::awaitable<void> timer_loop();
   void on_command(LinkCommand&& command);
   void on_transmit(const Transmit& transmit);
@@ -100,6 +141,10 @@ class Node {
   asio::steady_timer timer_;
   Instant armed_ = Instant::never();
   std::map<LinkId, std::shared_ptr<Link>> links_;
+  std::unique_ptr<asio::ssl::context> tls_;  // null: plaintext
+  std::set<std::shared_ptr<Link>> handshaking_;  // accepted, TLS not yet done: the kernel does not know them
+  Instant last_tls_warning_ = Instant::never();
+  std::uint64_t tls_warnings_suppressed_ = 0;
   DriverStats stats_;
   bool stopped_ = false;
   bool draining_ = false;

@@ -1,8 +1,15 @@
 // Goal: weftd's configuration takes every knob by name from a file or a
 // flag, and refuses a bad one naming the field, the line and the fix.
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
 
 #include "tools/daemon_config.hpp"
 
@@ -91,6 +98,125 @@ TEST(DaemonConfig, SyntaxErrorsNameTheLine) {
   apply_toml(c, "cluster_name = \"ok\"\nphi_threshold = = 3\n", "n.toml", problems);
   ASSERT_EQ(problems.size(), 1U);
   EXPECT_EQ(problems[0].rfind("n.toml:2: ", 0), 0U) << problems[0];
+}
+
+// PEM files for the TLS checks, made with OpenSSL's API in a fresh
+// directory: two self-signed certificates (a and b) and their keys.
+class DaemonConfigTls : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("weft-tls-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    make("a");
+    make("b");
+    std::ofstream(file("junk.pem")) << "not a certificate\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::vector<std::string> load(const std::string& toml) {
+    c_ = default_config();
+    std::vector<std::string> problems;
+    apply_toml(c_, toml, "n.toml", problems);
+    finish(c_, problems);
+    return problems;
+  }
+  std::string keys(const std::string& cert, const std::string& key, const std::string& ca) const {
+    return "tls_cert = \"" + file(cert) + "\"\ntls_key = \"" + file(key) + "\"\ntls_ca = \"" + file(ca) + "\"\n";
+  }
+
+  DaemonConfig c_;
+
+ private:
+  void make(const std::string& name) {
+    std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"),
+                                                            EVP_PKEY_free);
+    ASSERT_NE(key, nullptr);
+    std::unique_ptr<X509, decltype(&X509_free)> cert(X509_new(), X509_free);
+    X509_set_version(cert.get(), 2);
+    ASN1_INTEGER_set(X509_get_serialNumber(cert.get()), 1);
+    X509_gmtime_adj(X509_getm_notBefore(cert.get()), 0);
+    X509_gmtime_adj(X509_getm_notAfter(cert.get()), 3600);
+    X509_set_pubkey(cert.get(), key.get());
+    X509_NAME* subject = X509_get_subject_name(cert.get());
+    X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(name.c_str()), -1,
+                               -1, 0);
+    X509_set_issuer_name(cert.get(), subject);
+    ASSERT_GT(X509_sign(cert.get(), key.get(), EVP_sha256()), 0);
+    std::FILE* out = std::fopen(file(name + ".crt").c_str(), "w");
+    ASSERT_NE(out, nullptr);
+    PEM_write_X509(out, cert.get());
+    std::fclose(out);
+    out = std::fopen(file(name + ".key").c_str(), "w");
+    ASSERT_NE(out, nullptr);
+    PEM_write_PrivateKey(out, key.get(), nullptr, nullptr, 0, nullptr, nullptr);
+    std::fclose(out);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(DaemonConfigTls, OffByDefaultAndSaysSo) {
+  const auto problems = load("");
+  EXPECT_TRUE(problems.empty());
+  EXPECT_FALSE(c_.tls());
+  EXPECT_NE(to_text(c_).find("# tls: off, plaintext links"), std::string::npos);
+}
+
+TEST_F(DaemonConfigTls, AllThreeFilesTurnItOn) {
+  const auto problems = load(keys("a.crt", "a.key", "a.crt"));
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  EXPECT_TRUE(c_.tls());
+  const std::string text = to_text(c_);
+  EXPECT_NE(text.find("tls_cert = " + file("a.crt") + "\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# tls: required on every link"), std::string::npos) << text;
+}
+
+TEST_F(DaemonConfigTls, SomeButNotAllNamesTheMissingField) {
+  auto problems = load("cluster_name = \"x\"\ntls_cert = \"" + file("a.crt") + "\"\ntls_ca = \"" + file("a.crt") + "\"\n");
+  EXPECT_TRUE(has(problems, "n.toml:2: TLS: tls_cert, tls_ca given but tls_key missing; TLS needs tls_cert, tls_key and "
+                            "tls_ca together"))
+      << (problems.empty() ? "" : problems.front());
+  problems = load("tls_key = \"" + file("a.key") + "\"\n");
+  EXPECT_TRUE(has(problems, "n.toml:1: TLS: tls_key given but tls_cert, tls_ca missing"));
+  EXPECT_FALSE(c_.tls());
+}
+
+TEST_F(DaemonConfigTls, UnreadableFilesNameTheKeyAndTheLine) {
+  const auto problems = load(keys("nope.crt", "nope.key", "nope.pem"));
+  EXPECT_TRUE(has(problems, "n.toml:1: tls_cert = \"" + file("nope.crt") + "\": cannot read it (No such file"));
+  EXPECT_TRUE(has(problems, "n.toml:2: tls_key = \"" + file("nope.key") + "\": cannot read it"));
+  EXPECT_TRUE(has(problems, "n.toml:3: tls_ca = \"" + file("nope.pem") + "\": cannot read it"));
+}
+
+TEST_F(DaemonConfigTls, AKeyThatIsNotTheCertificatesIsRefused) {
+  const auto problems = load(keys("a.crt", "b.key", "a.crt"));
+  ASSERT_EQ(problems.size(), 1U);
+  EXPECT_TRUE(has(problems, "n.toml:2: tls_key = \"" + file("b.key") + "\": is not the key of the certificate in "
+                            "tls_cert = \"" + file("a.crt") + "\"; give the key the certificate was issued for"))
+      << problems.front();
+}
+
+TEST_F(DaemonConfigTls, FilesThatHoldTheWrongThingAreRefused) {
+  const auto problems = load(keys("junk.pem", "a.crt", "junk.pem"));
+  EXPECT_TRUE(has(problems, "n.toml:1: tls_cert = \"" + file("junk.pem") + "\": holds no PEM certificate"));
+  EXPECT_TRUE(has(problems, "n.toml:2: tls_key = \"" + file("a.crt") + "\": holds no unencrypted PEM private key"));
+  EXPECT_TRUE(has(problems, "n.toml:3: tls_ca = \"" + file("junk.pem") + "\": holds no PEM certificate"));
+}
+
+TEST_F(DaemonConfigTls, FlagsAreCheckedLikeTheFile) {
+  c_ = default_config();
+  std::vector<std::string> problems;
+  apply_setting(c_, "tls_cert=" + file("a.crt"), problems);
+  apply_setting(c_, "tls_key=" + file("b.key"), problems);
+  apply_setting(c_, "tls_ca=" + file("a.crt"), problems);
+  finish(c_, problems);
+  EXPECT_TRUE(has(problems, "--set tls_key = \"" + file("b.key") + "\": is not the key of the certificate"));
+  problems.clear();
+  apply_setting(c_, "tls_ca=", problems);
+  EXPECT_TRUE(has(problems, "--set tls_ca = \"\" is not a path to a PEM file"));
 }
 
 }  // namespace

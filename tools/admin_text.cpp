@@ -169,6 +169,15 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
   counter("weft_driver_connect_failures_total", "Dials that failed.", driver.connect_failures);
   counter("weft_driver_reads_total", "Socket reads.", driver.reads);
   counter("weft_driver_writes_total", "Socket writes completed.", driver.writes);
+  counter("weft_driver_tls_handshakes_total", "TLS handshakes completed (0 without TLS).", driver.tls_handshakes);
+  {
+    Family f(out, "weft_driver_tls_handshake_failures_total", "counter",
+             "TLS handshakes that failed, by reason; each closed its connection before the kernel saw it.");
+    for (const io::TlsFailure failure : io::kAllTlsFailures) {
+      f.sample("weft_driver_tls_handshake_failures_total{reason=\"" + std::string(io::to_string(failure)) + "\"}",
+               static_cast<double>(driver.tls_handshake_failures[static_cast<std::size_t>(failure)]));
+    }
+  }
   histogram(out, "weft_tick_lag_seconds", "How late the kernel's timer fired.", io::DriverStats::kLagBoundsMs, 1e-3,
             driver.tick_lag, static_cast<double>(driver.tick_lag_sum_ns) / 1e9);
   histogram(out, "weft_ask_seconds", "Round trips of the asks made through the admin endpoint.", AskLatency::kBoundsUs,

@@ -1,17 +1,25 @@
 #include "tools/daemon_config.hpp"
 
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <toml++/toml.h>
-
-#include "auth/hmac_sha256.hpp"
-#include "auth/key_file.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <functional>
+#include <memory>
+#include <sstream>
 #include <limits>
 #include <span>
+
+#include "auth/hmac_sha256.hpp"
+#include "auth/key_file.hpp"
 
 namespace weft::tools {
 namespace {
@@ -58,6 +66,14 @@ Setter whole(T Config::*field) {
 constexpr std::string_view kDuration = "a duration such as 200ms, 1s or 1500us";
 constexpr std::string_view kCount = "a whole number";
 constexpr std::string_view kAddress = "host:port, such as 10.0.0.5:7000";
+constexpr std::string_view kPemPath = "a path to a PEM file";
+
+Setter path(std::string DaemonConfig::*field) {
+  return [field](DaemonConfig& c, std::string_view v) {
+    c.*field = std::string(v);
+    return !v.empty();
+  };
+}
 
 struct Entry {
   Knob knob;
@@ -79,6 +95,9 @@ const std::vector<Entry>& entries() {
          c.log_level = std::string(v);
          return v == "trace" || v == "debug" || v == "info" || v == "warn" || v == "error";
        }},
+      {{"tls_cert", kPemPath}, path(&DaemonConfig::tls_cert)},  // this node's certificate (chain)
+      {{"tls_key", kPemPath}, path(&DaemonConfig::tls_key)},    // its private key, unencrypted
+      {{"tls_ca", kPemPath}, path(&DaemonConfig::tls_ca)},      // the CA that signs every member's certificate
       {{"incarnation", "a whole number above 0 (default: the start time in ms)"},
        [](DaemonConfig& c, std::string_view v) { return parse_unsigned(v, c.kernel.incarnation.value); }},
       {{"seeds", "host:port[,host:port...] (in a file: an array of strings)"},
@@ -174,12 +193,102 @@ void set(DaemonConfig& config, std::string_view key, std::string_view value, con
     return;
   }
   config.given.emplace_back(key);
+  config.given_at.push_back(where);
   if (!entry->set(config, value)) {
     problems.push_back(where + std::string(key) + " = \"" + std::string(value) + "\" is not " +
                        std::string(entry->knob.help));
   }
 }
 
+struct BioFree {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+struct X509Free {
+  void operator()(X509* x) const { X509_free(x); }
+};
+struct KeyFree {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+using Bio = std::unique_ptr<BIO, BioFree>;
+using Cert = std::unique_ptr<X509, X509Free>;
+using Key = std::unique_ptr<EVP_PKEY, KeyFree>;
+
+// An encrypted key would make OpenSSL ask for a passphrase on the terminal;
+// a daemon has none to give, so it is refused instead.
+int no_passphrase(char*, int, int, void*) { return 0; }
+
+// The file's bytes as a memory BIO; null, with `why` set, when it cannot be read.
+Bio read_pem(const std::string& path, std::string& text, std::string& why) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = std::string("cannot read it (") + std::strerror(errno) + ")";
+    return nullptr;
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  text = bytes.str();
+  return Bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
+}
+
+// The TLS files: all three or none, each readable and holding what it
+// should, so a mistake stops weftd at start rather than at the first link.
+void check_tls(const DaemonConfig& config, std::vector<std::string>& problems) {
+  const auto where = [&](std::string_view key) {
+    std::string at;  // the last setting, as for the value
+    for (std::size_t i = 0; i < config.given.size() && i < config.given_at.size(); ++i) {
+      if (config.given[i] == key) at = config.given_at[i];
+    }
+    return at;
+  };
+  const std::pair<std::string_view, const std::string*> fields[] = {
+      {"tls_cert", &config.tls_cert}, {"tls_key", &config.tls_key}, {"tls_ca", &config.tls_ca}};
+  std::string present, missing, first_where;
+  for (const auto& [key, value] : fields) {
+    std::string& list = value->empty() ? missing : present;
+    list += (list.empty() ? "" : ", ") + std::string(key);
+    if (!value->empty() && first_where.empty()) first_where = where(key);
+  }
+  if (present.empty()) return;
+  if (!missing.empty()) {
+    problems.push_back(first_where + "TLS: " + present + " given but " + missing +
+                       " missing; TLS needs tls_cert, tls_key and tls_ca together (or none of them for plaintext links)");
+    return;
+  }
+  const auto bad = [&](std::string_view key, const std::string& value, const std::string& why) {
+    problems.push_back(where(key) + std::string(key) + " = \"" + value + "\": " + why);
+  };
+  std::string cert_text, key_text, ca_text, why;
+  Cert cert;
+  Key key;
+  if (Bio bio = read_pem(config.tls_cert, cert_text, why); !bio) {
+    bad("tls_cert", config.tls_cert, why);
+  } else if (cert.reset(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)); !cert) {
+    bad("tls_cert", config.tls_cert, "holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
+  } else if (X509_cmp_current_time(X509_get0_notAfter(cert.get())) < 0) {
+    bad("tls_cert", config.tls_cert, "the certificate has expired; issue a new one from the CA");
+  }
+  if (Bio bio = read_pem(config.tls_key, key_text, why); !bio) {
+    bad("tls_key", config.tls_key, why);
+  } else if (key.reset(PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr)); !key) {
+    bad("tls_key", config.tls_key,
+        "holds no unencrypted PEM private key (an encrypted one: openssl pkey -in KEY -out KEY.plain)");
+  }
+  if (cert && key && X509_check_private_key(cert.get(), key.get()) != 1) {
+    bad("tls_key", config.tls_key,
+        "is not the key of the certificate in tls_cert = \"" + config.tls_cert +
+            "\"; give the key the certificate was issued for");
+  }
+  if (Bio bio = read_pem(config.tls_ca, ca_text, why); !bio) {
+    bad("tls_ca", config.tls_ca, why);
+  } else {
+    int count = 0;
+    while (Cert ca{PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)}) ++count;
+    if (count == 0) bad("tls_ca", config.tls_ca, "holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
+  }
+  // The loop above ends on a read error by design; leave no error behind
+  // for the next OpenSSL user on this thread to misread.
+  ERR_clear_error();
+}
 
 }  // namespace
 
@@ -286,6 +395,7 @@ void finish(DaemonConfig& config, std::vector<std::string>& problems) {
     if (file.problems.empty()) config.kernel.auth = Authentication{std::move(file.keys), &auth::hmac_sha256};
   }
   for (std::string& p : config.kernel.validate()) problems.push_back(std::move(p));
+  check_tls(config, problems);
 }
 
 std::string to_text(const DaemonConfig& config) {
@@ -293,6 +403,13 @@ std::string to_text(const DaemonConfig& config) {
                      "\nlog_level = " + config.log_level + "\nadvertise = " + config.kernel.self.to_string() +
                      "\nauth_key_file = " + (config.auth_key_file.empty() ? "(none: links are not authenticated)"
                                                                          : config.auth_key_file) + "\n";
+  if (config.tls()) {
+    text += "tls_cert = " + config.tls_cert + "\ntls_key = " + config.tls_key + "\ntls_ca = " + config.tls_ca +
+            "\n# tls: required on every link (TLS 1.3, certificates checked both ways against tls_ca; never "
+            "negotiated)\n";
+  } else {
+    text += "# tls: off, plaintext links (tls_cert, tls_key and tls_ca together require TLS)\n";
+  }
   const Bounds b = compute_bounds(config.kernel, std::max<std::size_t>(config.kernel.seeds.size(), 3));
   text += config.kernel.to_string();
   const auto seconds = [](Duration d) {

@@ -24,7 +24,13 @@ struct DaemonConfig {
   // The shared-secret key file (auth/key_file.hpp); empty: links are not
   // authenticated. Keys never come from a flag or this config itself.
   std::string auth_key_file;
+  // TLS on every link when all three are given (PEM paths); none: plaintext.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_ca;
   std::vector<std::string> given;  // keys a file or flag set, in order
+  std::vector<std::string> given_at;  // where each of them was set ("file:line: " or "--set ")
+  bool tls() const { return !tls_cert.empty() && !tls_key.empty() && !tls_ca.empty(); }
 };
 
 // One knob: its key and how a text value sets it.
@@ -44,7 +50,9 @@ void apply_toml(DaemonConfig& config, std::string_view text, std::string_view so
 // Applies one `key=value` (a flag), as if it were a line of the file.
 void apply_setting(DaemonConfig& config, std::string_view setting, std::vector<std::string>& problems);
 // After every source: defaults that depend on others (bind from advertise,
-// admin port), the keys from auth_key_file, then Config::validate().
+// admin port), the keys from auth_key_file, then Config::validate(), then
+// the TLS files (all three or none; readable; the key is the certificate's;
+// the CA holds a certificate).
 // Appends the problems.
 void finish(DaemonConfig& config, std::vector<std::string>& problems);
 

@@ -408,6 +408,7 @@ int main(int argc, char** argv) {
   options.seed = config.kernel.incarnation.value ^ std::hash<std::string>{}(config.kernel.self.to_string());
   options.on_event = [&d](const weft::Event& e) { d.on_event(e); };
   options.on_warning = [](const std::string& w) { spdlog::warn("{}", w); };
+  options.tls = {config.tls_cert, config.tls_key, config.tls_ca};
   d.node = std::make_unique<weft::io::Node>(d.io, options);
   d.node->kernel().spawn(d.node->now(), "echo", std::make_unique<Echo>());
   d.node->kernel().spawn(d.node->now(), "counter", std::make_unique<Counter>());
@@ -418,6 +419,7 @@ int main(int argc, char** argv) {
   }
   spdlog::info("listening on {}, advertising {}, incarnation {}, admin on http://{}", config.bind.to_string(),
                config.kernel.self.to_string(), config.kernel.incarnation.value, config.admin.to_string());
+  if (config.tls()) spdlog::info("TLS required on every link: certificate {}, CA {}", config.tls_cert, config.tls_ca);
 
   // Snapshots for the admin endpoint, every 100 ms.
   asio::steady_timer publish_timer(d.io);

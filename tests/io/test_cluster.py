@@ -19,7 +19,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
-from weftcluster import Cluster  # noqa: E402
+from weftcluster import Ca, Cluster  # noqa: E402
 import weftwire  # noqa: E402
 
 
@@ -236,6 +236,74 @@ def case_flood(c, ctl):
     assert int(count) > 100_000, count
 
 
+def case_tls(c, ctl):
+    ca, other = Ca(os.path.join(c.workdir, "pki"), "weft-test-ca"), Ca(os.path.join(c.workdir, "pki"), "other-ca")
+    members, plain, rogue = c.nodes[:3], c.nodes[3], c.nodes[4]
+    for n in members:
+        n.settings = ca.settings(n.host, f"n{n.index}")
+    rogue.settings = other.settings(rogue.host, "rogue", trust=ca)  # trusts the cluster's CA; its own is foreign
+    for n in members:
+        n.start()
+    converged = c.all_up(members)
+    took = c.wait("three TLS nodes see each other up", converged, 20)
+    print(f"3 TLS nodes converged in {took:.2f} s")
+    assert all((n.metric("weft_driver_tls_handshakes_total") or 0) >= 2 for n in members), "no TLS handshakes counted"
+    reply = subprocess.run([ctl, f"--admin={members[0].admin}", "ask", f"{members[2].address}/echo", "sealed"],
+                           capture_output=True, text=True).stdout
+    assert reply.startswith("sealed\n(round trip"), reply
+
+    def failures(reason=None):
+        reasons = [reason] if reason else ["timeout", "certificate", "alert", "protocol", "closed"]
+        return sum(n.metric(f'weft_driver_tls_handshake_failures_total{{reason="{r}"}}') or 0
+                   for n in members for r in reasons)
+
+    def unseen(stranger):
+        views = [n.view() for n in members]
+        return all(v is not None and all(m["address"] != stranger.address for m in v["members"]) for v in views)
+
+    def holding(what, done, limit):
+        """Waits for done(), checking on every poll that the TLS nodes stay
+        converged and neither stranger ever appears in their views."""
+        def check():
+            assert converged(), f"{what}: the TLS cluster lost convergence"
+            assert unseen(plain) and unseen(rogue), f"{what}: a stranger appeared in a TLS node's view"
+            return done()
+        return c.wait(what, check, limit)
+
+    # A peer that connects and says nothing is closed at handshake_timeout (5 s).
+    host, port = members[0].address.split(":")
+    idle = socket.create_connection((host, int(port)), timeout=10)
+    timeouts = failures("timeout")
+    base = failures()
+    plain.start()
+    took = holding("the plaintext node's dials fail their handshakes",
+                   lambda: failures() - base >= 4, 15)
+    print(f"plaintext weftd: {failures() - base:.0f} failed handshakes counted within {took:.2f} s, never joined")
+    took = holding("the idle connection is closed at the handshake deadline",
+                   lambda: failures("timeout") > timeouts, 10)
+    print(f"an idle connection: closed (reason timeout) {took:.2f} s later")
+    assert idle.recv(1) == b"", "the idle connection was not closed"
+    idle.close()
+    view = plain.view()
+    assert view is not None and not any(m["address"] != plain.address and m["status"] == "up"
+                                        for m in view["members"]), f"the plaintext node sees members: {view}"
+
+    refused = failures("certificate")
+    rogue.start()
+    took = holding("the other CA's certificate is refused", lambda: failures("certificate") - refused >= 2, 15)
+    print(f"a certificate from another CA: {failures('certificate') - refused:.0f} handshakes refused "
+          f"(reason certificate) within {took:.2f} s")
+    hold_until = time.monotonic() + 3
+    holding("both strangers stay out for 3 s more", lambda: time.monotonic() >= hold_until, 5)
+    for n in members:
+        log = n.log()
+        assert "unreachable" not in log, f"{n.address} suspected someone:\n{log[-2000:]}"
+        if n in c.nodes[:2]:  # the seeds: the strangers dial only them
+            assert "TLS handshake with" in log, f"{n.address} logged no failed handshake"
+    print("TLS: members converged throughout; a plaintext node and a foreign CA's node never joined; "
+          "an idle connection closed at the handshake deadline")
+
+
 def iptables(*args):
     subprocess.run(["iptables", *args], check=True)
 
@@ -258,7 +326,7 @@ def case_partition(c, ctl):
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-SIZES = {"five_converge": 5, "partition": 5, "auth": 5}
+SIZES = {"five_converge": 5, "partition": 5, "tls": 5, "auth": 5}
 
 
 def main():

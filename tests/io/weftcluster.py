@@ -31,11 +31,12 @@ class Node:
         self.proc = None
         self.log_path = os.path.join(cluster.workdir, f"n{index}.log")
         self.lives = 0
+        self.settings = []  # this node's own flags (its TLS files), on every start
 
     def start(self, extra=()):
         seeds = [f"--seed={n.address}" for n in self.cluster.nodes[:2]]
         args = [self.cluster.weftd, f"--advertise={self.address}", f"--admin={self.admin}",
-                f"--cluster={self.cluster.name}", *seeds, *self.cluster.settings, *extra]
+                f"--cluster={self.cluster.name}", *seeds, *self.cluster.settings, *self.settings, *extra]
         self.lives += 1
         log = open(self.log_path, "a")
         log.write(f"--- life {self.lives}: {' '.join(args)}\n")
@@ -170,6 +171,46 @@ class Cluster:
                     return False
             return True
         return check
+
+
+class Ca:
+    """A certificate authority made with the openssl command, for tests: its
+    key and certificate in `directory`, and node certificates it signs (EC
+    P-256, valid two days, the node's IP as subjectAltName)."""
+
+    def __init__(self, directory, name):
+        self.directory = directory
+        self.name = name
+        self.key = os.path.join(directory, f"{name}.key")
+        self.cert = os.path.join(directory, f"{name}.crt")
+        os.makedirs(directory, exist_ok=True)
+        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-noenc",
+                "-keyout", self.key, "-out", self.cert, "-days", "2", "-subj", f"/CN={name}",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+
+    def issue(self, host, name):
+        """Key and certificate for a node at `host`; returns (cert, key) paths."""
+        base = os.path.join(self.directory, name)
+        with open(base + ".ext", "w") as f:
+            f.write("basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+                    f"extendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=IP:{host}\n")
+        openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-noenc",
+                "-keyout", base + ".key", "-out", base + ".csr", "-subj", f"/CN={host}")
+        openssl("x509", "-req", "-in", base + ".csr", "-CA", self.cert, "-CAkey", self.key, "-CAcreateserial",
+                "-out", base + ".crt", "-days", "2", "-extfile", base + ".ext")
+        return base + ".crt", base + ".key"
+
+    def settings(self, host, name, trust=None):
+        """weftd flags for a node with a certificate from this CA, trusting
+        `trust` (another Ca; this one by default)."""
+        cert, key = self.issue(host, name)
+        return [f"--set=tls_cert={cert}", f"--set=tls_key={key}", f"--set=tls_ca={(trust or self).cert}"]
+
+
+def openssl(*args):
+    r = subprocess.run(["openssl", *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"openssl {' '.join(args)}: {r.stderr.strip()}")
 
 
 def parse_duration(text):
