@@ -1,5 +1,5 @@
-// libFuzzer target: weft::wire::decode_hello on a raw frame payload, and
-// decode_message against the per-kind decoders.
+// libFuzzer target: weft::wire::decode_hello and decode_hello_proof on a raw
+// frame payload, and decode_message against the per-kind decoders.
 //
 // Any input: the typed MessagePack readers agree with skip_value on every
 // value (see check_reader_walk); decode_message returns peek_kind's error,
@@ -28,6 +28,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     weft::fuzz::touch(hello.value.proof);
     weft::fuzz::check_round_trip(hello.value, size, [](weft::wire::Bytes bytes) {
       return weft::wire::decode_hello(bytes);
+    });
+    return 0;
+  }
+  const weft::wire::Decoded<weft::wire::HelloProof> proof = weft::wire::decode_hello_proof(input);
+  if (proof.ok()) {
+    weft::fuzz::touch(proof.value.proof);
+    weft::fuzz::check_round_trip(proof.value, size, [](weft::wire::Bytes bytes) {
+      return weft::wire::decode_hello_proof(bytes);
     });
     return 0;
   }

@@ -105,7 +105,7 @@ def msg(fields, header=None):
 
 # --- weft messages -----------------------------------------------------------
 
-HELLO, TELL, ASK, REPLY = 0x01, 0x40, 0x41, 0x42
+HELLO, HELLO_PROOF, TELL, ASK, REPLY = 0x01, 0x02, 0x40, 0x41, 0x42
 
 
 def address(host="10.0.0.1", port=7000, port_form=None):
@@ -268,6 +268,11 @@ def handshake_seeds():
              (5, binary(NONCE, "b16")),
              (6, binary(PROOF, "b32"))],
             header=map_header(7, "m16")),
+        # The dialer's proof on authenticated links (kind 0x02).
+        "hello_proof_message": msg([(0, uint(HELLO_PROOF)), (1, binary(PROOF))]),
+        "bad_hello_proof_short": msg([(0, uint(HELLO_PROOF)), (1, binary(PROOF[:31]))]),
+        "bad_hello_proof_empty": msg([(0, uint(HELLO_PROOF)), (1, binary(b""))]),
+        "bad_hello_proof_extra": msg([(0, uint(HELLO_PROOF)), (1, binary(PROOF)), (2, uint(0))]),
         # User messages, for decode_message agreement.
         "tell": envelope(),
         "ask": envelope(kind=ASK, sender=ref("10.0.0.2", 7001, "client"), corr=2),
