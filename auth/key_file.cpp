@@ -1,15 +1,19 @@
 #include "auth/key_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <sstream>
 
 namespace weft::auth {
 namespace {
 
 constexpr std::size_t kMaxKeys = 16;
+constexpr std::size_t kMaxFileBytes = 64 * 1024;
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -64,19 +68,53 @@ KeyFile parse_key_file(const std::string& text, const std::string& name) {
 }
 
 KeyFile read_key_file(const std::string& path) {
+  const auto refuse = [&](const std::string& why) { return KeyFile{{}, {path + ": " + why}}; };
+  // Opened once and checked through the descriptor, so what is checked is
+  // what is read; a symbolic link is refused rather than followed to a file
+  // whose owner and mode say nothing about this one.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    const int error = errno;
+    if (error == ENOENT) {
+      return refuse("no such file; create it with `openssl rand -hex 32 > " + path + " && chmod 600 " + path + "`");
+    }
+    if (error == ELOOP) return refuse("is a symbolic link; name the key file itself");
+    return refuse(std::string("cannot be opened (") + std::strerror(error) + "); check its owner and mode (600)");
+  }
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    return {{}, {path + ": cannot be read (no such file?); create it with `openssl rand -hex 32 > " + path +
-                 " && chmod 600 " + path + "`"}};
+  std::string text;
+  std::string problem;
+  if (::fstat(fd, &info) != 0) {
+    problem = std::string("cannot be examined (") + std::strerror(errno) + ")";
+  } else if (!S_ISREG(info.st_mode)) {
+    problem = "is not a regular file; name the key file itself";
+  } else if (info.st_uid != ::geteuid()) {
+    problem = "belongs to another user (uid " + std::to_string(info.st_uid) +
+              "); the secret must be weftd's alone: chown it to the user weftd runs as";
+  } else if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    problem = "group or others may read it; the secret must be the owner's alone: chmod 600 " + path;
+  } else if (info.st_size < 0 || static_cast<std::size_t>(info.st_size) > kMaxFileBytes) {
+    problem = "is " + std::to_string(info.st_size) + " bytes; a key file of 16 keys is under 2 KiB";
+  } else {
+    char buffer[4096];
+    for (;;) {
+      const ssize_t got = ::read(fd, buffer, sizeof buffer);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        problem = std::string("cannot be read (") + std::strerror(errno) + ")";
+        break;
+      }
+      if (got == 0) break;
+      text.append(buffer, static_cast<std::size_t>(got));
+      if (text.size() > kMaxFileBytes) {
+        problem = "grew past 64 KiB while being read";
+        break;
+      }
+    }
   }
-  if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    return {{}, {path + ": group or others may read it; the secret must be the owner's alone: chmod 600 " + path}};
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {{}, {path + ": cannot be opened for reading; check its owner and mode (600)"}};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_key_file(text.str(), path);
+  ::close(fd);
+  if (!problem.empty()) return refuse(problem);
+  return parse_key_file(text, path);
 }
 
 }  // namespace weft::auth

@@ -18,8 +18,9 @@ struct KeyFile {
   std::vector<std::string> problems;  // each names the file, line and the fix
 };
 
-// Reads and checks `path`: readable, not readable by group or others, one to
-// 16 keys, each exactly 64 hex digits, no key twice.
+// Reads and checks `path`: a regular file (not a symbolic link) owned by
+// this process's user, not readable by group or others, at most 64 KiB,
+// holding one to 16 keys, each exactly 64 hex digits, no key twice.
 KeyFile read_key_file(const std::string& path);
 
 // Parses key file text; `name` prefixes each problem.

@@ -30,6 +30,7 @@ std::string_view to_string(CloseReason reason) {
     case CloseReason::handshake_timeout: return "handshake_timeout";
     case CloseReason::bad_proof: return "bad_proof";
     case CloseReason::unauthenticated: return "unauthenticated";
+    case CloseReason::wrong_peer: return "wrong_peer";
   }
   return "invalid";
 }

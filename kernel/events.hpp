@@ -47,6 +47,7 @@ enum class CloseReason : std::uint8_t {
   handshake_timeout,     // an accepted link sent no hello (or no proof) within handshake_timeout
   bad_proof,             // a handshake proof no accepted key gives, or none where one is required
   unauthenticated,       // a frame before the dialer's proof, on an authenticated link
+  wrong_peer,            // we dialed a member's address and another node answered
 };
 
 inline constexpr std::array kAllCloseReasons = {
@@ -55,6 +56,7 @@ inline constexpr std::array kAllCloseReasons = {
     CloseReason::implausible_incarnation, CloseReason::unexpected_frame, CloseReason::peer_gone,
     CloseReason::control_overflow, CloseReason::rejoining,          CloseReason::shutting_down,
     CloseReason::handshake_timeout, CloseReason::bad_proof,      CloseReason::unauthenticated,
+    CloseReason::wrong_peer,
 };
 
 std::string_view to_string(LinkDownCause cause);

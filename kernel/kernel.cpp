@@ -366,6 +366,13 @@ void Kernel::on_outbound_frame(Outbound& out, std::span<const std::uint8_t> payl
     close_outbound(peer, *refused);
     return;
   }
+  // We dialed a member's address and someone else answered: a stale DNS
+  // entry, a reused port, or a relay. Its hello (and proof) name another
+  // node, so nothing on this link may count for the member we meant.
+  if (hello.value.address.to_owned() != peer && members_.find(peer) != nullptr) {
+    close_outbound(peer, CloseReason::wrong_peer);
+    return;
+  }
   if (config_.auth.enabled()) {
     const HelloSide dialer{self_.address.host, self_.address.port, out.hello_incarnation, out.nonce};
     const HelloSide acceptor = HelloSide::of(hello.value);
@@ -374,9 +381,10 @@ void Kernel::on_outbound_frame(Outbound& out, std::span<const std::uint8_t> payl
       return;
     }
     const Proof proof = sign_handshake(config_.auth, HandshakeRole::dialer, config_.cluster_name, dialer, acceptor);
-    std::vector<std::uint8_t> frame;
-    append_handshake_frame(frame, wire::HelloProof{proof});
-    out.control.insert(out.control.begin(), frame.begin(), frame.end());
+    // The handshake buffer, not the control queue: it is lent ahead of
+    // everything (a mutation that puts control behind user frames must not
+    // put user frames ahead of the proof) and starts empty on every link.
+    append_handshake_frame(out.handshake, wire::HelloProof{proof});
     ++counters_.frames_out;
     queue_transmit(outbound_.find(peer));
   }
@@ -425,6 +433,16 @@ void Kernel::on_hello_proof(LinkId link, Inbound& in, const wire::HelloProof& pr
   const HelloSide acceptor{self_.address.host, self_.address.port, in.our_incarnation, in.our_nonce};
   if (!proof_holds(proof.proof, HandshakeRole::dialer, dialer, acceptor)) {
     close_inbound(link, CloseReason::bad_proof);
+    return;
+  }
+  // The hello was checked up to handshake_timeout ago; the member may have
+  // taken a newer incarnation (or been downed as this one) meanwhile.
+  wire::Hello claimed;
+  claimed.cluster_name = config_.cluster_name;
+  claimed.address = wire::AddressView::of(in.claimed->address);
+  claimed.incarnation = in.claimed->incarnation.value;
+  if (const auto refused = check_hello(claimed)) {
+    close_inbound(link, *refused);
     return;
   }
   accept_peer(link, in, *in.claimed);

@@ -29,7 +29,8 @@ struct Kernel::Outbound {
   std::optional<MemberId> peer;         // from the peer's hello (and, authenticated, its proof)
   wire::FrameDecoder decoder;           // reads the peer's hello reply
   // Authenticated links: our hello, lent alone until the peer has proven
-  // itself, and what it carried, for the proofs.
+  // itself, then our proof, lent ahead of everything; and what the hello
+  // carried, for the proofs.
   std::vector<std::uint8_t> handshake;
   std::array<std::uint8_t, wire::kNonceBytes> nonce{};
   std::uint64_t hello_incarnation = 0;
@@ -48,6 +49,7 @@ struct Kernel::Outbound {
     connected = false;
     writing = false;
     in_flight.clear();
+    handshake.clear();
   }
   Instant next_attempt;
   Duration backoff;

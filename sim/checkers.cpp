@@ -378,11 +378,15 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
   Simulator::RogueAnswer answer;
   const bool authenticated = k->config().auth.enabled();
   Prng draw = Prng::derive(seed, 100 + ++rogues_);
-  // The handshake rogues claim to be the victim at its known incarnation,
-  // which is neither stale nor implausible: only the proof can refuse them.
+  // On authenticated links the handshake rogues claim to be the victim at
+  // its known incarnation, which is neither stale nor implausible: only the
+  // proof can refuse them. Unauthenticated, nothing could refuse that claim
+  // (the hello is the identity), and a link taken as the victim's would be
+  // evidence of its life, so there they are strangers.
   const auto impersonate = [&] {
-    hello.address = wire::AddressView::of(before ? *victim : stranger);
-    hello.incarnation = known_incarnation;
+    const bool as_victim = before.has_value() && authenticated;
+    hello.address = wire::AddressView::of(as_victim ? *victim : stranger);
+    hello.incarnation = as_victim ? known_incarnation : 1;
     for (auto& b : hello.nonce) b = static_cast<std::uint8_t>(draw.next_u64());
   };
   // The rogue's proof over the real transcript, keyed by `key`, with the
@@ -511,9 +515,10 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
       case CloseReason::rejoining:
       case CloseReason::shutting_down:
       case CloseReason::handshake_timeout:
-        continue;
+        continue;  // the node's own membership moved in the same input (a timer fell due)
       case CloseReason::bad_proof:
-      case CloseReason::unauthenticated:  // the node's own membership moved in the same input (a timer fell due)
+      case CloseReason::unauthenticated:
+      case CloseReason::wrong_peer:
       case CloseReason::wire_error:
       case CloseReason::handshake_required:
       case CloseReason::wrong_cluster:

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -67,8 +68,14 @@ TEST(KeyFile, AFileOthersMayReadIsRefused) {
   const KeyFile ok = read_key_file(path);
   EXPECT_TRUE(ok.problems.empty());
   EXPECT_EQ(ok.keys.size(), 1U);
+  const std::string link = path + ".link";
+  std::remove(link.c_str());
+  ASSERT_EQ(::symlink(path.c_str(), link.c_str()), 0);
+  EXPECT_TRUE(has(read_key_file(link), "is a symbolic link")) << "checked is what is read: links are refused";
+  std::remove(link.c_str());
   std::remove(path.c_str());
-  EXPECT_TRUE(has(read_key_file(path), "cannot be read"));
+  EXPECT_TRUE(has(read_key_file(path), "no such file"));
+  EXPECT_TRUE(has(read_key_file(::testing::TempDir()), "is not a regular file"));
 }
 
 TEST(HmacSha256, MatchesRfc4231TestCase2) {

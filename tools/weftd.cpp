@@ -22,6 +22,7 @@
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -129,7 +130,8 @@ struct Daemon {
         case weft::CloseReason::implausible_incarnation:
         case weft::CloseReason::handshake_timeout:
         case weft::CloseReason::bad_proof:
-        case weft::CloseReason::unauthenticated: break;
+        case weft::CloseReason::unauthenticated:
+        case weft::CloseReason::wrong_peer: break;
         case weft::CloseReason::self_connection:
         case weft::CloseReason::unexpected_frame:
         case weft::CloseReason::peer_gone:
@@ -146,8 +148,10 @@ struct Daemon {
       abandoned_logged = c.handshakes_abandoned;
     }
     if (text.empty()) return;
-    spdlog::warn("links refused since the last report:{} (bad_proof or handshakes_abandoned: a peer without "
-                 "this node's keys; see /metrics)", text);
+    const bool key_trouble = text.find("bad_proof") != std::string::npos ||
+                             text.find("handshakes_abandoned") != std::string::npos;
+    spdlog::warn("links refused since the last report:{}{}", text,
+                 key_trouble ? " (bad_proof or handshakes_abandoned: a peer without this node's keys)" : "");
     next_refusal_log = now + weft::Duration::seconds(10);
   }
 
@@ -405,7 +409,12 @@ int main(int argc, char** argv) {
   weft::io::NodeOptions options;
   options.config = config.kernel;
   options.bind = asio::ip::tcp::endpoint(bind_address, config.bind.port);
-  options.seed = config.kernel.incarnation.value ^ std::hash<std::string>{}(config.kernel.self.to_string());
+  // From the OS, never from the config: the kernel's handshake nonces come
+  // from this PRNG, and a pinned incarnation, a clock stepped back or a
+  // restored VM snapshot must not replay the nonces of an earlier life (a
+  // recorded handshake would then replay too).
+  std::random_device entropy;
+  options.seed = (std::uint64_t{entropy()} << 32) ^ entropy();
   options.on_event = [&d](const weft::Event& e) { d.on_event(e); };
   options.on_warning = [](const std::string& w) { spdlog::warn("{}", w); };
   options.tls = {config.tls_cert, config.tls_key, config.tls_ca};

@@ -9,7 +9,7 @@
 //     4: incarnation       uint  the sender's incarnation
 //     5: nonce             bin   exactly 16 bytes, fresh per link
 //     6: proof             bin   empty, or 32 bytes: the acceptor's MAC over
-//                                both hellos (kernel/auth.hpp); a dialer's
+//                                both hellos (kernel/authentication.hpp); a dialer's
 //                                is always empty, as it has not yet seen the
 //                                acceptor's nonce }
 //

@@ -169,6 +169,11 @@ TEST(Authentication, AReplayedProofIsRefused) {
   a.kernel.handle_bytes(now, first, proof_frame);
   a.drain_it();
   EXPECT_TRUE(a.closes.empty()) << "a correct proof is taken";
+  std::vector<std::uint8_t> heartbeat;
+  ASSERT_EQ(wire::append_frame(heartbeat, wire::Heartbeat{1}), wire::WireError::none);
+  a.kernel.handle_bytes(now, first, heartbeat);
+  a.drain_it();
+  EXPECT_TRUE(a.closes.empty()) << "after the proof the link carries control traffic (no unauthenticated close)";
 
   // The same hello and proof, recorded and replayed on a new link: the
   // acceptor's fresh nonce makes the old proof worthless.
@@ -230,13 +235,54 @@ TEST(Authentication, TheDialerSendsOnlyItsHelloUntilTheAcceptorIsProven) {
   ASSERT_TRUE(dialed.has_value());
   k.handle_link_up(now, *dialed);
   drain_k();
-  const wire::Hello hello = decode_one_hello(written);  // exactly one frame: the hello
+  const std::vector<std::uint8_t> hello_bytes = written;  // the hello's views point into these
+  const wire::Hello hello = decode_one_hello(hello_bytes);  // exactly one frame: the hello
   EXPECT_TRUE(hello.proof.empty()) << "the dialer cannot prove itself before it sees the acceptor's nonce";
   written.clear();
   k.handle_sent(now, *dialed);
-  k.handle_tick(now + Duration::seconds(2));
+  now = now + Duration::milliseconds(500);
+  k.handle_tick(now);
   drain_k();
   EXPECT_TRUE(written.empty()) << "nothing more until the acceptor's hello proves it";
+
+  // The acceptor's hello, proven: the dialer's proof goes first, then what
+  // waited behind the hello (its join).
+  wire::Hello reply;
+  reply.cluster_name = "weft";
+  reply.address = {"10.0.0.2", 7000};
+  reply.incarnation = 9;
+  reply.nonce.fill(0x42);
+  const Authentication keys = with_keys({key(1)});
+  const Proof acceptor_proof =
+      sign_handshake(keys, HandshakeRole::acceptor, "weft", HelloSide::of(hello), HelloSide::of(reply));
+  reply.proof = acceptor_proof;
+  std::vector<std::uint8_t> reply_bytes;
+  ASSERT_EQ(wire::append_frame(reply_bytes, reply), wire::WireError::none);
+  k.handle_bytes(now, *dialed, reply_bytes);
+  drain_k();
+  std::vector<wire::MessageKind> kinds;
+  wire::FrameDecoder decoder(wire::kDefaultMaxFrameBytes);
+  for (int round = 0; round < 4; ++round) {
+    ASSERT_EQ(decoder.feed(written,
+                           [&](wire::Bytes payload) {
+                             const auto decoded = wire::decode_message(payload);
+                             ASSERT_TRUE(decoded.ok());
+                             if (const auto* p = std::get_if<wire::HelloProof>(&decoded.value)) {
+                               EXPECT_TRUE(verify_handshake(keys, p->proof, HandshakeRole::dialer, "weft",
+                                                            HelloSide::of(hello), HelloSide::of(reply)));
+                               kinds.push_back(wire::MessageKind::hello_proof);
+                             } else if (std::holds_alternative<wire::Join>(decoded.value)) {
+                               kinds.push_back(wire::MessageKind::join);
+                             }
+                           }),
+              wire::WireError::none);
+    written.clear();
+    k.handle_sent(now, *dialed);
+    drain_k();
+  }
+  ASSERT_GE(kinds.size(), 2U);
+  EXPECT_EQ(kinds[0], wire::MessageKind::hello_proof) << "the proof is the first frame after the hello";
+  EXPECT_EQ(kinds[1], wire::MessageKind::join) << "then the join that waited behind it";
 }
 
 }  // namespace
