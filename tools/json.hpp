@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace weft::tools {
@@ -39,12 +41,17 @@ class JsonWriter {
     out_ += b ? "true" : "false";
     return *this;
   }
-  JsonWriter& value(std::uint64_t n) { return raw(std::to_string(n)); }
-  JsonWriter& value(std::int64_t n) { return raw(std::to_string(n)); }
-  JsonWriter& value(unsigned n) { return value(static_cast<std::uint64_t>(n)); }
-  JsonWriter& value(int n) { return value(static_cast<std::int64_t>(n)); }
-  JsonWriter& value(unsigned long long n) { return value(static_cast<std::uint64_t>(n)); }
-  JsonWriter& value(long long n) { return value(static_cast<std::int64_t>(n)); }
+  // Any integer (one template, so no two overloads name the same type on
+  // platforms where std::uint64_t is unsigned long long).
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  JsonWriter& value(T n) {
+    if constexpr (std::is_signed_v<T>) {
+      return raw(std::to_string(static_cast<long long>(n)));
+    } else {
+      return raw(std::to_string(static_cast<unsigned long long>(n)));
+    }
+  }
   // Fixed-point with `decimals` places (seconds to the nanosecond need 9).
   JsonWriter& value(double d, int decimals = 6) {
     if (!std::isfinite(d)) return null();

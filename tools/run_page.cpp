@@ -344,7 +344,6 @@ constexpr std::string_view kScript = R"js(
     el('text', { x: LEFT - 4, y: top + 8, 'text-anchor': 'end', class: 'small' }, g).textContent = Math.round(max) + '/s';
     el('text', { x: LEFT - 4, y: top + rateH, 'text-anchor': 'end', class: 'small' }, g).textContent = '0';
     el('line', { x1: LEFT, x2: LEFT + WIDTH, y1: top + rateH, y2: top + rateH, stroke: '#ccc' }, g);
-    const legend = [];
     for (const s of series) {
       let d = '';
       s.values.forEach((v, i) => {
@@ -352,7 +351,6 @@ constexpr std::string_view kScript = R"js(
         d += (i === 0 ? 'M' : 'L') + x(i * D.bucket).toFixed(1) + ' ' + y.toFixed(1) + 'L' + x(Math.min((i + 1) * D.bucket, T)).toFixed(1) + ' ' + y.toFixed(1);
       });
       if (d) title(el('path', { d: d, fill: 'none', stroke: s.color, 'stroke-width': 1.5, class: 'rate', 'data-name': s.name }, g), s.name + ' per second');
-      legend.push(s.name);
     }
     el('text', { x: LEFT + WIDTH, y: top - 6, 'text-anchor': 'end', class: 'small' }, g).textContent =
       series.map((s) => s.name).join(', ') + ' (per ' + D.bucket + ' s bucket, as /s)';
