@@ -585,6 +585,7 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
   }
   result.trace_hash = sim.trace_hash();
   result.events = sim.events_processed();
+  result.simulated = sim.now() - start;
   result.timeline = sim.timeline();
   return result;
 }

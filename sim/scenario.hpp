@@ -141,6 +141,7 @@ struct RunResult {
   std::vector<std::string> failures;  // one line per violated property
   std::uint64_t trace_hash = 0;
   std::uint64_t events = 0;
+  Duration simulated;  // virtual time the run lasted: chaos, then the heal until it held or failed
   std::vector<TraceLine> timeline;
   // Each live node's final view, one line per node (for reading failures).
   std::vector<std::string> final_views;

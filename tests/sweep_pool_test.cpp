@@ -43,6 +43,7 @@ SeedOutcome fake_run(std::uint64_t seed) {
   if (o.verdict != kVerdictPass) o.first_failure = "M3: n" + std::to_string(seed % 5 + 1) + " holds itself down";
   o.trace_hash = mix(seed);
   o.events = 1000 + seed % 977;
+  o.simulated_ns = 40'000'000'000 + mix(seed) % 1'000'000'000;
   o.marks = {seed % 3, seed % 5, 0, mix(seed) % 100};
   o.judged = {seed % 2, 7, mix(seed) % 1000};
   return o;

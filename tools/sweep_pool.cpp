@@ -458,7 +458,7 @@ std::vector<std::uint64_t> shard_seeds(std::uint64_t first, std::uint64_t last, 
 
 std::string encode_outcome(const SeedOutcome& outcome) {
   std::string payload;
-  payload.reserve(44 + outcome.first_failure.size() + 8 * (outcome.marks.size() + outcome.judged.size()));
+  payload.reserve(52 + outcome.first_failure.size() + 8 * (outcome.marks.size() + outcome.judged.size()));
   put_u64(payload, outcome.seed);
   put_u32(payload, static_cast<std::uint32_t>(outcome.verdict));
   put_u64(payload, outcome.trace_hash);
@@ -472,6 +472,7 @@ std::string encode_outcome(const SeedOutcome& outcome) {
     put_u32(payload, static_cast<std::uint32_t>(count));
     for (std::size_t i = 0; i < count; ++i) put_u64(payload, (*counts)[i]);
   }
+  put_u64(payload, outcome.simulated_ns);
   std::string frame;
   frame.reserve(4 + payload.size());
   put_u32(frame, static_cast<std::uint32_t>(payload.size()));
@@ -499,7 +500,7 @@ Decoded decode_outcome(std::string_view bytes, SeedOutcome& out) {
     counts->resize(count);
     for (std::uint64_t& c : *counts) r.u64(c);
   }
-  if (r.remaining() != 0) return {DecodeStatus::malformed, 0};
+  if (!r.u64(o.simulated_ns) || r.remaining() != 0) return {DecodeStatus::malformed, 0};
   o.verdict = static_cast<int>(verdict);
   out = std::move(o);
   return {DecodeStatus::complete, 4 + std::size_t{size}};

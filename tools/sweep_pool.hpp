@@ -34,6 +34,7 @@ struct SeedOutcome {
   std::string first_failure;  // empty when the seed passed
   std::uint64_t trace_hash = 0;
   std::uint64_t events = 0;
+  std::uint64_t simulated_ns = 0;  // virtual time the run lasted
   std::vector<std::uint64_t> marks;  // coverage-mark hit counts, indexed by weft::Mark
   std::vector<std::uint64_t> judged;  // what each check judged, indexed by weft::sim::Check
 
@@ -96,7 +97,8 @@ std::vector<SeedOutcome> run_seeds(const std::vector<std::uint64_t>& seeds, unsi
 
 // Wire form of one outcome (exposed for tests): a little-endian u32 payload
 // length, then seed u64, verdict i32, trace_hash u64, events u64, the failure
-// as u32 length + bytes, the marks as u32 count + u64 each.
+// as u32 length + bytes, the marks and the judged counts each as u32 count +
+// u64 each, then simulated_ns u64 (last, so older offsets hold).
 std::string encode_outcome(const SeedOutcome& outcome);
 // Decodes one whole frame from the front of `bytes` into `out`.
 enum class DecodeStatus { complete, incomplete, malformed };

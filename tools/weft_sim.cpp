@@ -15,17 +15,22 @@
 #include <CLI/CLI.hpp>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <span>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "sim/recorder.hpp"
 #include "sim/scenario.hpp"
+#include "tools/json.hpp"
+#include "tools/run_page.hpp"
 #include "tools/sweep_pool.hpp"
 
 namespace {
@@ -42,7 +47,9 @@ struct Options {
   std::vector<std::string> required_marks;
   std::string scenario_file;
   std::string trace_file;
+  std::string html_file;
   bool quiet = false;
+  bool json = false;
   // sweep
   std::string seeds = "1..100";
   unsigned jobs = 1;
@@ -57,7 +64,9 @@ std::string flags(const Options& o) {
 }
 
 std::string replay_command(const Options& o, std::uint64_t seed) {
-  if (!o.scenario_file.empty()) return "weft-sim replay --scenario " + o.scenario_file;
+  // The flags go with a scenario file too: a --mutation run replays only
+  // with its mutation.
+  if (!o.scenario_file.empty()) return "weft-sim replay --scenario " + o.scenario_file + flags(o);
   return "weft-sim replay --seed " + std::to_string(seed) + " --nodes " + std::to_string(o.nodes) + " --chaos " +
          std::to_string(o.chaos_seconds) + flags(o);
 }
@@ -124,23 +133,77 @@ const char* verdict_text(Verdict v, Verdict failing) {
   return static_cast<int>(v) < static_cast<int>(failing) ? "not reached" : "pass";
 }
 
-int run_one(const Options& o, const char* verb) {
-  if (o.scenario_file.empty()) {
-    std::printf("weft-sim %s --seed %llu --nodes %zu --chaos %lld%s\n", verb,
-                static_cast<unsigned long long>(o.seed), o.nodes, static_cast<long long>(o.chaos_seconds),
-                flags(o).c_str());
-  } else {
-    std::printf("weft-sim %s --scenario %s%s\n", verb, o.scenario_file.c_str(), flags(o).c_str());
+std::string hash_text(std::uint64_t hash) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+std::string_view verdict_name(int exit_code) {
+  switch (exit_code) {
+    case weft::tools::kVerdictPass: return "pass";
+    case weft::tools::kVerdictSafety: return "safety_failure";
+    case weft::tools::kVerdictLiveness: return "liveness_failure";
+    case static_cast<int>(Verdict::coverage_failure): return "coverage_failure";
+    case weft::tools::kVerdictCrash: return "crash";
+    default: return "unknown";
   }
+}
+
+double seconds_of(Duration d) { return static_cast<double>(d.ns()) / 1e9; }
+
+double wall_seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Marks and checks as {"name": count, ...} objects, indexed by weft::Mark
+// and weft::sim::Check.
+void write_marks(weft::tools::JsonWriter& j, std::span<const std::uint64_t> counts) {
+  j.begin_object();
+  for (std::size_t m = 0; m < weft::kMarkCount && m < counts.size(); ++m) {
+    j.key(weft::to_string(static_cast<weft::Mark>(m))).value(counts[m]);
+  }
+  j.end_object();
+}
+void write_checks(weft::tools::JsonWriter& j, std::span<const std::uint64_t> counts) {
+  j.begin_object();
+  for (std::size_t c = 0; c < weft::sim::kCheckCount && c < counts.size(); ++c) {
+    j.key(weft::sim::to_string(static_cast<weft::sim::Check>(c))).value(counts[c]);
+  }
+  j.end_object();
+}
+
+void write_options(weft::tools::JsonWriter& j, const Options& o) {
+  j.key("mutations").begin_array();
+  for (const std::string& m : o.mutations) j.value(m);
+  j.end_array();
+  j.key("required_marks").begin_array();
+  for (const std::string& m : o.required_marks) j.value(m);
+  j.end_array();
+}
+
+int run_one(const Options& o, const char* verb) {
+  const auto started = std::chrono::steady_clock::now();
+  std::string command;
+  if (o.scenario_file.empty()) {
+    command = std::string("weft-sim ") + verb + " --seed " + std::to_string(o.seed) + " --nodes " +
+              std::to_string(o.nodes) + " --chaos " + std::to_string(o.chaos_seconds) + flags(o);
+  } else {
+    command = std::string("weft-sim ") + verb + " --scenario " + o.scenario_file + flags(o);
+  }
+  const bool human = !o.json;
+  if (human) std::printf("%s\n", command.c_str());
   std::string error;
   const std::optional<Scenario> scenario = make_scenario(o, o.seed, error);
   if (!scenario) {
     std::fprintf(stderr, "weft-sim: %s\n", error.c_str());
     return 2;
   }
-  std::printf("\nscenario%s:\n%s",
-              o.scenario_file.empty() ? (" (" + std::string(weft::sim::to_string(weft::sim::family_of(o.seed))) + " family)").c_str() : "",
-              scenario->to_text().c_str());
+  if (human) {
+    std::printf("\nscenario%s:\n%s",
+                o.scenario_file.empty() ? (" (" + std::string(weft::sim::to_string(weft::sim::family_of(o.seed))) + " family)").c_str() : "",
+                scenario->to_text().c_str());
+  }
 
   std::ofstream trace;
   if (!o.trace_file.empty()) {
@@ -150,6 +213,19 @@ int run_one(const Options& o, const char* verb) {
       return 2;
     }
   }
+  std::ofstream html;
+  if (!o.html_file.empty()) {
+    html.open(o.html_file, std::ios::binary);
+    if (!html) {
+      std::fprintf(stderr, "weft-sim: cannot write --html %s\n", o.html_file.c_str());
+      return 2;
+    }
+  }
+  // The recorder only looks (sim/recorder.hpp): the run's trace hash is the
+  // same with and without it.
+  weft::sim::RunRecorder recorder;
+  std::vector<weft::sim::Workload*> workloads;
+  if (html.is_open()) workloads.push_back(&recorder);
   const weft::sim::RunResult result = weft::sim::run(*scenario, [&](const weft::sim::TraceLine& line) {
     if (!trace.is_open()) return;
     std::string text;
@@ -159,7 +235,80 @@ int run_one(const Options& o, const char* verb) {
     }
     trace << "{\"t_ns\":" << (line.at - weft::sim::Simulator::kStart).ns() << ",\"node\":" << line.node
           << ",\"event\":\"" << text << "\"}\n";
-  });
+  }, workloads);
+  const std::string replay = replay_command(o, o.seed);
+
+  if (html.is_open()) {
+    weft::tools::RunPageInput page;
+    page.command = command;
+    page.replay = replay;
+    page.scenario = &*scenario;
+    page.result = &result;
+    page.picture = &recorder.picture();
+    html << weft::tools::render_run_page(page);
+    html.close();
+    if (!html) {
+      std::fprintf(stderr, "weft-sim: cannot write --html %s\n", o.html_file.c_str());
+      return 2;
+    }
+  }
+
+  if (o.json) {
+    weft::tools::JsonWriter j;
+    j.begin_object();
+    j.key("command").value(verb);
+    j.key("invocation").value(command);
+    j.key("seed").value(scenario->seed);
+    j.key("nodes").value(static_cast<std::uint64_t>(scenario->nodes));
+    j.key("chaos_seconds").value(seconds_of(scenario->chaos), 3);
+    j.key("heal_seconds").value(seconds_of(scenario->heal), 3);
+    if (o.scenario_file.empty()) {
+      j.key("scenario_file").null();
+      j.key("family").value(weft::sim::to_string(weft::sim::family_of(o.seed)));
+    } else {
+      j.key("scenario_file").value(o.scenario_file);
+      j.key("family").null();
+    }
+    write_options(j, o);
+    j.key("verdict").value(verdict_name(static_cast<int>(result.verdict)));
+    j.key("exit_code").value(static_cast<int>(result.verdict));
+    j.key("passed").value(result.verdict == Verdict::pass);
+    j.key("failures").begin_array();
+    for (const std::string& failure : result.failures) j.value(failure);
+    j.end_array();
+    if (result.verdict != Verdict::pass) {
+      j.key("replay").value(replay);
+    } else {
+      j.key("replay").null();
+    }
+    j.key("trace_hash").value(hash_text(result.trace_hash));
+    j.key("events").value(result.events);
+    j.key("simulated_seconds").value(seconds_of(result.simulated), 9);
+    if (result.healed_after) {
+      j.key("healed_after_seconds").value(seconds_of(*result.healed_after), 9);
+    } else {
+      j.key("healed_after_seconds").null();
+    }
+    j.key("wall_seconds").value(wall_seconds_since(started), 3);
+    j.key("marks");
+    write_marks(j, result.marks);
+    j.key("judged");
+    write_checks(j, result.judged);
+    j.key("summaries").begin_array();
+    for (const std::string& summary : result.summaries) j.value(summary);
+    j.end_array();
+    j.key("final_views").begin_array();
+    for (const std::string& view : result.final_views) j.value(view);
+    j.end_array();
+    if (!o.html_file.empty()) {
+      j.key("html").value(o.html_file);
+    } else {
+      j.key("html").null();
+    }
+    j.end_object();
+    std::printf("%s\n", j.text().c_str());
+    return static_cast<int>(result.verdict);
+  }
 
   if (!o.quiet) {
     std::printf("\ntimeline (virtual seconds, node, event):\n");
@@ -186,7 +335,8 @@ int run_one(const Options& o, const char* verb) {
   }
   std::printf("events: %llu\ntrace hash: %016llx\n", static_cast<unsigned long long>(result.events),
               static_cast<unsigned long long>(result.trace_hash));
-  if (result.verdict != Verdict::pass) std::printf("replay: %s\n", replay_command(o, o.seed).c_str());
+  if (!o.html_file.empty()) std::printf("html: %s\n", o.html_file.c_str());
+  if (result.verdict != Verdict::pass) std::printf("replay: %s\n", replay.c_str());
   return static_cast<int>(result.verdict);
 }
 
@@ -197,6 +347,7 @@ weft::tools::SeedOutcome outcome_of(std::uint64_t seed, const weft::sim::RunResu
   if (!result.failures.empty()) outcome.first_failure = result.failures.front();
   outcome.trace_hash = result.trace_hash;
   outcome.events = result.events;
+  outcome.simulated_ns = static_cast<std::uint64_t>(result.simulated.ns());
   outcome.marks.assign(result.marks.begin(), result.marks.end());
   outcome.judged.assign(result.judged.begin(), result.judged.end());
   return outcome;
@@ -294,6 +445,7 @@ int mutations(const Options& o) {
 }
 
 int sweep(const Options& o) {
+  const auto started = std::chrono::steady_clock::now();
   const auto range = weft::tools::parse_seed_range(o.seeds);
   if (const auto* error = std::get_if<std::string>(&range)) {
     std::fprintf(stderr, "weft-sim sweep: %s\n", error->c_str());
@@ -311,15 +463,21 @@ int sweep(const Options& o) {
     std::fprintf(stderr, "weft-sim sweep: %s\n", error.c_str());
     return 2;
   }
-  std::printf("weft-sim sweep --seeds %llu..%llu --nodes %zu --chaos %lld%s --jobs %u --shard %u/%u\n",
-              static_cast<unsigned long long>(first), static_cast<unsigned long long>(last), o.nodes,
-              static_cast<long long>(o.chaos_seconds), flags(o).c_str(), o.jobs, part.index, part.count);
-  std::fflush(stdout);
+  char header[512];
+  std::snprintf(header, sizeof header, "weft-sim sweep --seeds %llu..%llu --nodes %zu --chaos %lld%s --jobs %u --shard %u/%u",
+                static_cast<unsigned long long>(first), static_cast<unsigned long long>(last), o.nodes,
+                static_cast<long long>(o.chaos_seconds), flags(o).c_str(), o.jobs, part.index, part.count);
+  const bool human = !o.json;
+  if (human) {
+    std::printf("%s\n", header);
+    std::fflush(stdout);
+  }
   const std::vector<std::uint64_t> seeds = weft::tools::shard_seeds(first, last, part);
   const std::vector<weft::tools::SeedOutcome> outcomes = run_sweep(o, seeds);
   std::uint64_t passed = 0;
   std::uint64_t failed = 0;
   std::uint64_t events = 0;
+  std::uint64_t simulated_ns = 0;
   std::array<std::uint64_t, weft::kMarkCount> mark_totals{};
   std::array<std::uint64_t, weft::kMarkCount> mark_seeds{};
   weft::sim::Judged judged_totals{};
@@ -327,6 +485,7 @@ int sweep(const Options& o) {
   std::map<weft::sim::Family, std::uint64_t> families;
   for (const weft::tools::SeedOutcome& outcome : outcomes) {
     events += outcome.events;
+    simulated_ns += outcome.simulated_ns;
     if (o.scenario_file.empty()) ++families[weft::sim::family_of(outcome.seed)];
     for (std::size_t c = 0; c < weft::sim::kCheckCount && c < outcome.judged.size(); ++c) {
       judged_totals[c] += outcome.judged[c];
@@ -341,9 +500,79 @@ int sweep(const Options& o) {
       continue;
     }
     ++failed;
-    std::printf("FAIL seed %llu (exit %d): %s\n  replay: %s\n", static_cast<unsigned long long>(outcome.seed),
-                outcome.verdict, outcome.first_failure.c_str(), replay_command(o, outcome.seed).c_str());
+    if (human) {
+      std::printf("FAIL seed %llu (exit %d): %s\n  replay: %s\n", static_cast<unsigned long long>(outcome.seed),
+                  outcome.verdict, outcome.first_failure.c_str(), replay_command(o, outcome.seed).c_str());
+    }
   }
+
+  if (o.json) {
+    // Everything a scheduler needs to add shards up: per-seed outcomes (the
+    // hashes compare machines), and totals that sum across shards.
+    weft::tools::JsonWriter j;
+    j.begin_object();
+    j.key("command").value("sweep");
+    j.key("invocation").value(std::string_view(header));
+    j.key("seeds").begin_object().key("first").value(first).key("last").value(last).end_object();
+    j.key("shard").begin_object().key("index").value(part.index).key("count").value(part.count).end_object();
+    j.key("jobs").value(o.jobs);
+    j.key("nodes").value(static_cast<std::uint64_t>(o.nodes));
+    j.key("chaos_seconds").value(static_cast<std::int64_t>(o.chaos_seconds));
+    if (o.scenario_file.empty()) {
+      j.key("scenario_file").null();
+    } else {
+      j.key("scenario_file").value(o.scenario_file);
+    }
+    write_options(j, o);
+    j.key("verdict").value(failed == 0 ? "pass" : "fail");
+    j.key("exit_code").value(failed == 0 ? 0 : 1);
+    j.key("seeds_run").value(static_cast<std::uint64_t>(outcomes.size()));
+    j.key("passed").value(passed);
+    j.key("failed").value(failed);
+    j.key("runs").begin_array();
+    for (const weft::tools::SeedOutcome& outcome : outcomes) {
+      j.begin_object();
+      j.key("seed").value(outcome.seed);
+      j.key("verdict").value(verdict_name(outcome.verdict));
+      j.key("exit_code").value(outcome.verdict);
+      j.key("trace_hash").value(hash_text(outcome.trace_hash));
+      j.key("events").value(outcome.events);
+      j.key("simulated_seconds").value(static_cast<double>(outcome.simulated_ns) / 1e9, 9);
+      if (outcome.verdict == weft::tools::kVerdictPass) {
+        j.key("first_failure").null();
+        j.key("replay").null();
+      } else {
+        j.key("first_failure").value(outcome.first_failure);
+        j.key("replay").value(replay_command(o, outcome.seed));
+      }
+      j.end_object();
+    }
+    j.end_array();
+    j.key("marks").begin_object();
+    for (std::size_t m = 0; m < weft::kMarkCount; ++m) {
+      j.key(weft::to_string(static_cast<weft::Mark>(m))).begin_object();
+      j.key("seeds").value(mark_seeds[m]).key("hits").value(mark_totals[m]);
+      j.end_object();
+    }
+    j.end_object();
+    j.key("judged").begin_object();
+    for (std::size_t c = 0; c < weft::sim::kCheckCount; ++c) {
+      j.key(weft::sim::to_string(static_cast<weft::sim::Check>(c))).begin_object();
+      j.key("seeds").value(judged_seeds[c]).key("judgements").value(judged_totals[c]);
+      j.end_object();
+    }
+    j.end_object();
+    j.key("families").begin_object();
+    for (const auto& [family, n] : families) j.key(weft::sim::to_string(family)).value(n);
+    j.end_object();
+    j.key("events").value(events);
+    j.key("simulated_seconds").value(static_cast<double>(simulated_ns) / 1e9, 9);
+    j.key("wall_seconds").value(wall_seconds_since(started), 3);
+    j.end_object();
+    std::printf("%s\n", j.text().c_str());
+    return failed == 0 ? 0 : 1;
+  }
+
   std::printf("coverage marks (seeds that hit it, total hits):\n");
   for (std::size_t m = 0; m < weft::kMarkCount; ++m) {
     std::printf("  %-24s %8llu %10llu\n", std::string(weft::to_string(static_cast<weft::Mark>(m))).c_str(),
@@ -389,6 +618,9 @@ int main(int argc, char** argv) {
     sub->add_option("--scenario", options.scenario_file, "play this scenario file instead of generating one");
     sub->add_option("--trace", options.trace_file, "write every trace event as JSON lines to FILE");
     sub->add_flag("--quiet", options.quiet, "no timeline");
+    sub->add_option("--html", options.html_file,
+                    "also write a picture of the run to FILE: one self-contained HTML page (docs/simulation.md)");
+    sub->add_flag("--json", options.json, "print one JSON document instead of the text (docs/simulation.md)");
   };
   CLI::App* run = app.add_subcommand("run", "run one seed (or one scenario file)");
   add_run_options(run);
@@ -401,6 +633,7 @@ int main(int argc, char** argv) {
   sweep_command->add_option("--jobs", options.jobs, "worker processes")->check(CLI::Range(1, 256))->capture_default_str();
   sweep_command->add_option("--shard", options.shard, "i/n: run only every n-th seed, starting at the i-th")
       ->capture_default_str();
+  sweep_command->add_flag("--json", options.json, "print one JSON document instead of the text (docs/simulation.md)");
 
   CLI::App* mutations_command =
       app.add_subcommand("mutations", "sweep every planted defect (or those --mutation names) and show each caught");

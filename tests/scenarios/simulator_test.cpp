@@ -4,6 +4,8 @@
 // heal, a short pause.
 #include <gtest/gtest.h>
 
+#include "sim/recorder.hpp"
+#include "sim/scenario.hpp"
 #include "sim/simulator.hpp"
 
 namespace weft::sim {
@@ -142,6 +144,66 @@ TEST(Simulator, FivePercentDriftSuspectsNobody) {
       },
       Duration::seconds(60));
   EXPECT_FALSE(suspected) << "F2: drift within a few percent is no reason to suspect anyone";
+}
+
+}  // namespace
+}  // namespace weft::sim
+
+// The recorder behind weft-sim --html only looks: the run keeps its trace
+// hash, and the picture holds what happened: n4 crashed for good, marked
+// unreachable and then down in every survivor's view, n5 paused.
+namespace weft::sim {
+namespace {
+
+TEST(RunRecorder, LeavesTheRunAsItWasAndPicturesIt) {
+  const ParsedScenario parsed = parse_scenario(
+      "seed 7 nodes 5 chaos 30.000s heal 35.000s\n"
+      "network floor 300us\n"
+      "at 6.000s crash n4\n"
+      "at 10.000s pause n5 for 2000ms\n");
+  ASSERT_TRUE(parsed.scenario) << parsed.error;
+  const RunResult plain = run(*parsed.scenario);
+  RunRecorder recorder;
+  Workload* const workloads[] = {&recorder};
+  const RunResult watched = run(*parsed.scenario, {}, workloads);
+  EXPECT_EQ(plain.trace_hash, watched.trace_hash);
+  EXPECT_EQ(plain.events, watched.events);
+  ASSERT_EQ(watched.verdict, Verdict::pass);
+
+  const RunPicture& p = recorder.picture();
+  ASSERT_EQ(p.views.size(), 5U);
+  EXPECT_EQ(p.end, watched.simulated);
+  EXPECT_FALSE(p.first_failure);
+  const auto at = [&](const std::vector<RunPicture::Span>& row, Duration t) -> std::optional<std::uint8_t> {
+    const auto cell = static_cast<std::uint32_t>(t / p.cell);
+    for (const RunPicture::Span& s : row) {
+      if (s.from <= cell && cell < s.to) return s.state;
+    }
+    return std::nullopt;
+  };
+  EXPECT_EQ(at(p.process[3], Duration::seconds(5)), RunPicture::running);
+  EXPECT_EQ(at(p.process[3], Duration::seconds(20)), RunPicture::crashed);
+  EXPECT_EQ(at(p.process[4], Duration::seconds(11)), RunPicture::paused);
+  EXPECT_TRUE(p.views[3][0].back().to <= static_cast<std::uint32_t>(Duration::seconds(7) / p.cell))
+      << "a crashed node has no view";
+  bool saw_unreachable = false;
+  for (std::size_t observer : {0U, 1U, 2U, 4U}) {
+    const auto early = at(p.views[observer][3], Duration::seconds(4));
+    ASSERT_TRUE(early);
+    EXPECT_EQ(*early, static_cast<std::uint8_t>(MemberStatus::up));
+    const auto late = at(p.views[observer][3], p.end - Duration::milliseconds(1));
+    ASSERT_TRUE(late);
+    EXPECT_TRUE((*late & 7) == static_cast<std::uint8_t>(MemberStatus::down) ||
+                (*late & 7) == static_cast<std::uint8_t>(MemberStatus::removed) || (*late & 7) == RunPicture::kAbsent)
+        << "n" << observer + 1 << " still sees crashed n4 as " << int(*late);
+    for (const RunPicture::Span& s : p.views[observer][3]) saw_unreachable |= (s.state & RunPicture::kUnreachable) != 0;
+    // Spans are ordered, disjoint and merged.
+    for (std::size_t k = 1; k < p.views[observer][3].size(); ++k) {
+      EXPECT_LE(p.views[observer][3][k - 1].to, p.views[observer][3][k].from);
+      EXPECT_LT(p.views[observer][3][k].from, p.views[observer][3][k].to);
+    }
+  }
+  EXPECT_TRUE(saw_unreachable);
 }
 
 }  // namespace
