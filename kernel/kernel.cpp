@@ -514,7 +514,15 @@ void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
         } else if constexpr (std::is_same_v<T, wire::GossipDigest>) {
           if (m.digest == digest_) {
             const auto at = std::lower_bound(seen_.begin(), seen_.end(), peer);
-            if (at == seen_.end() || *at != peer) seen_.insert(at, peer);
+            if (at == seen_.end() || *at != peer) {
+              seen_.insert(at, peer);
+              // News: the peer had not been counted as having seen this
+              // state, so it may lack our seen set too. Our state carries
+              // it, and equal states merge seen sets, so seen sets spread
+              // epidemically (O(log N) rounds) instead of only by digests
+              // each node receives itself (O(N)).
+              send_gossip_state(peer.address);
+            }
           } else {
             send_gossip_state(peer.address);
           }
