@@ -51,7 +51,11 @@
 
 namespace weft::typed {
 
-// One registration: messages of type T travel with type tag Tag.
+// One registration: messages of type T travel with type tag Tag. T must own
+// its data (std::string, not std::string_view, msgpack::object or
+// msgpack::type::raw_ref): decoding builds views into the body and into a
+// per-thread zone that is cleared before the handler runs, so a field that
+// keeps such a view dangles.
 template <class T, std::uint32_t Tag>
 struct Message {
   using type = T;
@@ -179,6 +183,10 @@ Decoded<T> unpack_as(std::span<const std::uint8_t> body) {
     out.reason = DeadLetterReason::malformed_body;
     out.detail = e.what();
     return out;
+  } catch (...) {
+    out.reason = DeadLetterReason::malformed_body;
+    out.detail = "msgpack-c threw an exception not derived from std::exception";
+    return out;
   }
   if (offset != n) {
     out.reason = DeadLetterReason::malformed_body;
@@ -192,7 +200,8 @@ Decoded<T> unpack_as(std::span<const std::uint8_t> body) {
     T value{};
     object.convert(value);
     out.value.emplace(std::move(value));
-  } catch (const std::exception&) {
+  } catch (...) {
+    // msgpack-c throws type_error; a user's own adaptor may throw anything.
     out.reason = DeadLetterReason::wrong_type;
     out.detail = "does not convert: " + describe(object);
   }
