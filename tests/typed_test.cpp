@@ -254,8 +254,8 @@ TEST(Typed, UnknownAndUnhandledTagsAreCountedDeadLetters) {
 TEST(Typed, MalformedMsgpackBytesAreCountedDeadLetters) {
   std::vector<std::uint8_t> trailing = Proto::encode(Increment{"k", 1});
   trailing.push_back(0x00);
-  std::vector<std::uint8_t> truncated = Proto::encode(Increment{"a longer key", 1});
-  truncated.resize(truncated.size() - 3);
+  const std::vector<std::uint8_t> whole = Proto::encode(Increment{"a longer key", 1});
+  const std::vector<std::uint8_t> truncated(whole.begin(), whole.begin() + 10);  // of 15 bytes
   expect_dead_letters({
       {Proto::tag<Increment>, bytes({0xc1}), DeadLetterReason::malformed_body, "parse error"},  // never-used byte
       {Proto::tag<Increment>, truncated, DeadLetterReason::malformed_body, "insufficient"},
