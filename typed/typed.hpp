@@ -229,8 +229,10 @@ class Protocol {
   static_assert(((count_of<typename Messages::type> == 1) && ...),
                 "weft::typed::Protocol: a message type is registered twice; register each type with one tag");
 
+  // At least once, not exactly: a type registered twice already fails the
+  // assertion above, and saying "not registered" of it as well would mislead.
   template <class T>
-  static constexpr bool has = count_of<T> == 1;
+  static constexpr bool has = count_of<T> > 0;
 
   // Position of T in the registration list.
   template <class T>
