@@ -45,11 +45,14 @@ class RecordingContext final : public Context {
   AskId ask(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>, Duration) override { return 0; }
   SendResult reply(std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
     tags.push_back(type_tag);
-    values.push_back(decode_u64(body).value_or(~std::uint64_t{0}));
+    const typed::Decoded<Value> value = CounterProtocol::decode<Value>(type_tag, body);
+    keys.push_back(value ? value->key : ~std::uint64_t{0});
+    values.push_back(value ? value->count : ~std::uint64_t{0});
     return SendResult::sent;
   }
 
   std::vector<std::uint32_t> tags;
+  std::vector<std::uint64_t> keys;
   std::vector<std::uint64_t> values;
   Instant now_ = Instant::from_ns(1);
 
@@ -57,42 +60,75 @@ class RecordingContext final : public Context {
   ActorRef self_{NodeAddress{"10.0.0.1", 7000}, std::string(kShardName)};
 };
 
-void send(CounterShard& shard, RecordingContext& context, std::uint32_t tag, std::uint64_t key) {
-  const std::vector<std::uint8_t> body = encode_u64(key);
+void send_raw(CounterShard& shard, RecordingContext& context, std::uint32_t tag, std::span<const std::uint8_t> body,
+              DeliveryKind kind = DeliveryKind::ask) {
   Delivery d;
-  d.kind = DeliveryKind::ask;
+  d.kind = kind;
   d.type_tag = tag;
   d.body = body;
   shard.receive(context, d);
 }
 
+template <class M>
+void send(CounterShard& shard, RecordingContext& context, const M& message, DeliveryKind kind = DeliveryKind::ask) {
+  send_raw(shard, context, CounterProtocol::tag<M>, CounterProtocol::encode(message), kind);
+}
+
+constexpr std::uint32_t kValue = CounterProtocol::tag<Value>;
+constexpr std::uint32_t kBadRequest = CounterProtocol::tag<BadRequest>;
+
 TEST(CounterShardUnit, IncrementsAcknowledgeTheNewCountAndReadsSeeThem) {
   CounterShard shard;
   RecordingContext context;
-  send(shard, context, kIncrement, 7);
-  send(shard, context, kIncrement, 7);
-  send(shard, context, kIncrement, 3);
-  send(shard, context, kRead, 7);
-  send(shard, context, kRead, 99);
-  send(shard, context, 42, 7);
-  EXPECT_EQ(context.tags, (std::vector<std::uint32_t>{kValue, kValue, kValue, kValue, kValue, kBadRequest}));
-  EXPECT_EQ(context.values[0], 1u);
-  EXPECT_EQ(context.values[1], 2u);
-  EXPECT_EQ(context.values[2], 1u);
-  EXPECT_EQ(context.values[3], 2u);
-  EXPECT_EQ(context.values[4], 0u);
+  send(shard, context, Increment{7});
+  send(shard, context, Increment{7});
+  send(shard, context, Increment{3});
+  send(shard, context, Read{7});
+  send(shard, context, Read{99});
+  EXPECT_EQ(context.tags, (std::vector<std::uint32_t>{kValue, kValue, kValue, kValue, kValue}));
+  EXPECT_EQ(context.keys, (std::vector<std::uint64_t>{7, 7, 3, 7, 99}));
+  EXPECT_EQ(context.values, (std::vector<std::uint64_t>{1, 2, 1, 2, 0}));
   EXPECT_EQ(shard.value(7), 2u);
   EXPECT_EQ(owner(7, 5), 3u);
   EXPECT_EQ(owner(10, 5), 1u);
+  EXPECT_EQ(shard.dead_letters(), 0u);
+}
+
+TEST(CounterShardUnit, TellsAreIgnored) {
+  CounterShard shard;
+  RecordingContext context;
+  send(shard, context, Increment{7}, DeliveryKind::tell);
+  EXPECT_TRUE(context.tags.empty());
+  EXPECT_EQ(shard.value(7), 0u);
+}
+
+TEST(CounterShardUnit, BadAsksAreCountedAndAnsweredBadRequest) {
+  CounterShard shard;
+  RecordingContext context;
+  const std::vector<std::uint8_t> key = CounterProtocol::encode(Increment{7});
+  send_raw(shard, context, 42, key);                                     // no such tag
+  send_raw(shard, context, kValue, key);                                 // a tag the shard does not take
+  const std::vector<std::uint8_t> not_msgpack{0xc1};
+  send_raw(shard, context, CounterProtocol::tag<Increment>, not_msgpack);  // not MessagePack
+  const std::vector<std::uint8_t> eight_le_bytes{7, 0, 0, 0, 0, 0, 0, 0};  // the untyped counter's body
+  send_raw(shard, context, CounterProtocol::tag<Increment>, eight_le_bytes);
+  const std::vector<std::uint8_t> a_string = CounterProtocol::encode(BadRequest{"seven"});
+  send_raw(shard, context, CounterProtocol::tag<Read>, a_string);          // ["seven"]: not a u64 key
+  EXPECT_EQ(context.tags, std::vector<std::uint32_t>(5, kBadRequest));
+  EXPECT_EQ(shard.dead_letters(typed::DeadLetterReason::unknown_tag), 1u);
+  EXPECT_EQ(shard.dead_letters(typed::DeadLetterReason::unexpected_tag), 1u);
+  EXPECT_EQ(shard.dead_letters(typed::DeadLetterReason::malformed_body), 2u);
+  EXPECT_EQ(shard.dead_letters(typed::DeadLetterReason::wrong_type), 1u);
+  EXPECT_EQ(shard.value(7), 0u);
 }
 
 TEST(CounterShardUnit, TheFlawAcknowledgesSameInstantIncrementsWithoutApplyingThem) {
   CounterShard shard(Flaw::coalesce_same_instant);
   RecordingContext context;
-  send(shard, context, kIncrement, 7);
-  send(shard, context, kIncrement, 7);  // same instant: acked, not applied
+  send(shard, context, Increment{7});
+  send(shard, context, Increment{7});  // same instant: acked, not applied
   context.now_ = Instant::from_ns(2);
-  send(shard, context, kIncrement, 7);
+  send(shard, context, Increment{7});
   EXPECT_EQ(context.tags.size(), 3u);
   EXPECT_EQ(shard.value(7), 2u);  // three acks, two applied
 }

@@ -1,16 +1,18 @@
 // A worked example of user code: a counter sharded by key across the nodes.
 //
-// This file depends only on kernel/ headers. It is what a user would write
+// This file depends only on kernel/ and typed/ headers. It is what a user would write
 // and what weftd hosts: a Behavior, registered on each node under the name
 // kShardName, that owns the counts of the keys mapped to its node. The
 // simulator runs exactly this code (props/counter/counter_workload.hpp).
 //
-// Protocol (every body is little-endian u64s, 8 bytes each):
-//   ask  kIncrement  body: key        -> adds 1 to key's count, then replies
-//                                        kValue with the new count (the ack)
-//   ask  kRead       body: key        -> replies kValue with key's count
-//                                        (0 for a key never incremented)
-//   any other tag, or a body that is not one u64 -> replies kBadRequest
+// Protocol: typed messages (typed/typed.hpp), MessagePack bodies declared
+// below, under the tags CounterProtocol gives them:
+//   ask  Increment{key}   -> adds 1 to key's count, then replies
+//                            Value{key, new count} (the ack)
+//   ask  Read{key}        -> replies Value{key, count} (0 for a key never
+//                            incremented)
+//   an ask with any other tag, or a body that does not decode, is a typed
+//   dead letter of the shard (counted), answered BadRequest{reason};
 //   tells are ignored: both operations need an answer.
 //
 // Sharding: key k is owned by the shard on node owner(k, n) = k mod n + 1,
@@ -25,28 +27,42 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
-#include <span>
+#include <string>
 #include <string_view>
-#include <vector>
 
-#include "kernel/actors/behavior.hpp"
+#include "typed/typed.hpp"
 
 namespace weft::counter {
 
 inline constexpr std::string_view kShardName = "counter";
 
-inline constexpr std::uint32_t kIncrement = 1;
-inline constexpr std::uint32_t kRead = 2;
-inline constexpr std::uint32_t kValue = 3;
-inline constexpr std::uint32_t kBadRequest = 4;
+struct Increment {
+  std::uint64_t key = 0;
+  MSGPACK_DEFINE(key)
+};
+struct Read {
+  std::uint64_t key = 0;
+  MSGPACK_DEFINE(key)
+};
+// The key comes back with its count, so a client can tell an answer meant
+// for another of its asks from its own.
+struct Value {
+  std::uint64_t key = 0;
+  std::uint64_t count = 0;
+  MSGPACK_DEFINE(key, count)
+};
+struct BadRequest {
+  std::string reason;  // the typed dead letter's reason
+  MSGPACK_DEFINE(reason)
+};
+
+// The tags the untyped counter used, kept, so its wire format changed only
+// in the bodies.
+using CounterProtocol = typed::Protocol<typed::Message<Increment, 1>, typed::Message<Read, 2>,
+                                        typed::Message<Value, 3>, typed::Message<BadRequest, 4>>;
 
 // The 1-based node that owns `key` among `nodes` nodes.
 std::size_t owner(std::uint64_t key, std::size_t nodes);
-
-std::vector<std::uint8_t> encode_u64(std::uint64_t value);
-// The value of an 8-byte body; nothing for any other size.
-std::optional<std::uint64_t> decode_u64(std::span<const std::uint8_t> body);
 
 // Defects planted on purpose, to show the counter's property catches them.
 enum class Flaw : std::uint8_t {
@@ -60,11 +76,9 @@ enum class Flaw : std::uint8_t {
   coalesce_same_instant,
 };
 
-class CounterShard final : public Behavior {
+class CounterShard final : public typed::TypedBehavior<CounterProtocol> {
  public:
-  explicit CounterShard(Flaw flaw = Flaw::none) : flaw_(flaw) {}
-
-  void receive(Context& context, const Delivery& message) override;
+  explicit CounterShard(Flaw flaw = Flaw::none);
 
   // The count of one key (0 if never incremented), and all of them.
   std::uint64_t value(std::uint64_t key) const;
@@ -72,6 +86,8 @@ class CounterShard final : public Behavior {
   std::uint64_t increments_applied() const { return applied_; }
 
  private:
+  void increment(Ctx& context, const Increment& message);
+
   Flaw flaw_;
   std::map<std::uint64_t, std::uint64_t> counts_;
   std::map<std::uint64_t, Instant> last_increment_;  // used by the flaw only

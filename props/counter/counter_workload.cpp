@@ -48,8 +48,8 @@ void CounterWorkload::client_step() {
   const Op op = prng_.below(100) < options_.read_percent ? Op::read : Op::increment;
   const ActorRef target{sim_->address(owner_of(key)), std::string(kShardName)};
   const bool ran = sim_->command(from, [&](Kernel& kernel, Instant now) {
-    const std::vector<std::uint8_t> body = encode_u64(key);
-    const AskId id = kernel.ask(now, target, op == Op::read ? kRead : kIncrement, body, options_.ask_timeout);
+    const AskId id = op == Op::read ? CounterProtocol::ask(kernel, now, target, Read{key}, options_.ask_timeout)
+                                    : CounterProtocol::ask(kernel, now, target, Increment{key}, options_.ask_timeout);
     // Recorded before the simulator drains the kernel: a rejected ask
     // completes at once, and its event must find this entry.
     pending_[{from, id}] = Pending{op, key, acked_[key]};
@@ -75,19 +75,25 @@ void CounterWorkload::on_event(std::size_t node, const Event& event) {
     ++failed_[done->outcome];
     return;
   }
-  const std::optional<std::uint64_t> value = decode_u64(done->body);
-  if (done->type_tag != kValue || !value) {
+  const typed::Decoded<Value> value = CounterProtocol::decode<Value>(done->type_tag, done->body);
+  if (!value) {
     reported_.push_back("COUNTER: " + n(node) + " got a malformed answer (tag " + std::to_string(done->type_tag) +
-                        ", " + std::to_string(done->body.size()) + " bytes) for key " + std::to_string(ask.key));
+                        ", " + std::to_string(done->body.size()) + " bytes: " + std::string(typed::to_string(value.reason)) +
+                        ", " + value.detail + ") for key " + std::to_string(ask.key));
+    return;
+  }
+  if (value->key != ask.key) {
+    reported_.push_back("COUNTER: " + n(node) + " asked about key " + std::to_string(ask.key) +
+                        " and was answered about key " + std::to_string(value->key));
     return;
   }
   if (ask.op == Op::increment) {
     ++acked_[ask.key];
     ++acked_total_;
-    check_reported(ask.key, node, "an increment's ack", *value, 0);
+    check_reported(ask.key, node, "an increment's ack", value->count, 0);
   } else {
     ++reads_answered_;
-    check_reported(ask.key, node, "a read", *value, ask.acked_before);
+    check_reported(ask.key, node, "a read", value->count, ask.acked_before);
   }
 }
 

@@ -25,6 +25,8 @@
 //   (c) reads see acknowledged increments: a read of k answered by a
 //       one-life owner reports at least the number of increments of k that
 //       were acknowledged before the read was issued.
+// Every answer must also decode as a Value for the key asked about: a
+// malformed answer, or one about another key, is a COUNTER failure too.
 // An owner that crashed (and maybe restarted) lost its counts by design, so
 // (a) and (c) exempt it; (b) holds for every life. Rejoining after being
 // downed is not a restart: the process and its shard live on.

@@ -1,0 +1,8 @@
+// Must not compile: A and B share tag 1.
+#include "typed/typed.hpp"
+
+struct A { int x = 0; MSGPACK_DEFINE(x) };
+struct B { int y = 0; MSGPACK_DEFINE(y) };
+using P = weft::typed::Protocol<weft::typed::Message<A, 1>, weft::typed::Message<B, 1>>;
+static_assert(P::tag<B> == 1);
+std::vector<std::uint8_t> f() { return P::encode(A{}); }
