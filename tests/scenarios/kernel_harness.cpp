@@ -177,8 +177,8 @@ std::uint64_t Harness::count_events(std::size_t i, const std::function<bool(cons
       std::count_if(nodes_[i - 1].events.begin(), nodes_[i - 1].events.end(), match));
 }
 
-void Harness::expect(bool condition, const std::string& what, std::source_location where) const {
-  EXPECT_TRUE(condition) << what << "\n  (scenario line " << where.file_name() << ":" << where.line()
+void Harness::expect(bool condition, const std::string& what, const char* file, int line) const {
+  EXPECT_TRUE(condition) << what << "\n  (scenario line " << file << ":" << line
                          << ", t=" << (now_ - Instant::from_ns(1'000'000'000)).ms() << " ms)";
 }
 

@@ -4,7 +4,9 @@
 // simulator's little sibling, for step-by-step scenarios in unit tests.
 //
 // Failing expectations report the scenario line that made them, through
-// std::source_location.
+// __builtin_FILE and __builtin_LINE as default arguments (the caller's
+// location, as std::source_location gives): clang 14 cannot compile
+// libstdc++ 12's <source_location>, which needs a builtin clang added in 15.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,7 +16,6 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <source_location>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,8 @@ class Harness {
   bool unreachable_seen_by(std::size_t observer, std::size_t subject) const;
   std::uint64_t count_events(std::size_t i, const std::function<bool(const Event&)>& match) const;
 
-  void expect(bool condition, const std::string& what,
-              std::source_location where = std::source_location::current()) const;
+  void expect(bool condition, const std::string& what, const char* file = __builtin_FILE(),
+              int line = __builtin_LINE()) const;
 
  private:
   struct Node {

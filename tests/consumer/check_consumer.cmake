@@ -1,0 +1,113 @@
+# Builds and runs tests/consumer the two ways a user's project takes weft:
+#   MODE=installed  `cmake --install` of the weft build in BUILD_DIR into a
+#                   fresh prefix, then find_package(weft CONFIG) from it
+#                   (WITH_IO=ON: also a program on weft::io)
+#   MODE=vendored   add_subdirectory(SOURCE_DIR) with nothing installed
+# Every step's failure stops the test with its output. Usage (from CTest):
+#   cmake -DMODE=... -DSOURCE_DIR=... -DBUILD_DIR=... -DWORK_DIR=...
+#         -DGENERATOR=... -DCXX=... -DBUILD_TYPE=... [-DWITH_IO=ON] [-DJOBS=N] -P check_consumer.cmake
+# CMAKE_BUILD_PARALLEL_LEVEL in the environment overrides JOBS.
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var MODE SOURCE_DIR WORK_DIR GENERATOR CXX BUILD_TYPE)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check_consumer: -D${var}=... is required")
+  endif()
+endforeach()
+if(DEFINED ENV{CMAKE_BUILD_PARALLEL_LEVEL})
+  set(JOBS $ENV{CMAKE_BUILD_PARALLEL_LEVEL})
+elseif(NOT DEFINED JOBS)
+  set(JOBS 2)
+endif()
+
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "consumer (${MODE}): ${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(step_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+set(build ${WORK_DIR}/build)
+set(configure_args -S ${SOURCE_DIR}/tests/consumer -B ${build} -G ${GENERATOR}
+                   -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
+if(MAKE_PROGRAM)
+  list(APPEND configure_args -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM})
+endif()
+
+if(MODE STREQUAL "installed")
+  if(NOT DEFINED BUILD_DIR)
+    message(FATAL_ERROR "check_consumer: installed mode needs -DBUILD_DIR=...")
+  endif()
+  step("cmake --install ${BUILD_DIR}" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+  # What a consumer must get, and what must stay in weft's build.
+  foreach(header kernel/kernel.hpp kernel/drain.hpp sim/simulator.hpp auth/hmac_sha256.hpp)
+    if(NOT EXISTS ${prefix}/include/weft/${header})
+      message(FATAL_ERROR "consumer (installed): include/weft/${header} was not installed")
+    endif()
+  endforeach()
+  file(GLOB_RECURSE installed LIST_DIRECTORIES true RELATIVE ${prefix} ${prefix}/*)
+  set(build_only ${installed})
+  list(FILTER build_only INCLUDE REGEX "build_guard|kernel_internal\\.hpp")
+  if(build_only)
+    message(FATAL_ERROR "consumer (installed): build-only files were installed: ${build_only}")
+  endif()
+  file(GLOB export_files ${prefix}/lib*/cmake/weft/weftTargets*.cmake)
+  if(NOT export_files)
+    message(FATAL_ERROR "consumer (installed): no lib/cmake/weft/weftTargets*.cmake under ${prefix}")
+  endif()
+  foreach(file IN LISTS export_files)
+    file(READ ${file} text)
+    foreach(leak weft_warnings build_guard "${SOURCE_DIR}")
+      string(FIND "${text}" "${leak}" at)
+      if(NOT at EQUAL -1)
+        message(FATAL_ERROR "consumer (installed): ${file} mentions ${leak}: the export leaks the build tree")
+      endif()
+    endforeach()
+  endforeach()
+
+  list(APPEND configure_args -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  if(WITH_IO)
+    list(APPEND configure_args -DWEFT_CONSUMER_IO=ON)
+  endif()
+  step("configuring the consumer against ${prefix}" ${CMAKE_COMMAND} ${configure_args})
+  # The weft it found must be the one just installed, not another on the system.
+  string(FIND "${step_output}" "from ${prefix}/" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "consumer (installed): find_package found another weft:\n${step_output}")
+  endif()
+elseif(MODE STREQUAL "vendored")
+  # Warnings as errors for weft's sources here: a plain build type with
+  # CMake's own flags (Release is -O3) is exactly the consumer's build.
+  step("configuring the consumer with add_subdirectory(${SOURCE_DIR})"
+       ${CMAKE_COMMAND} ${configure_args} -DWEFT_SOURCE_DIR=${SOURCE_DIR} -DWEFT_WERROR=ON)
+  # As a subproject weft builds its libraries only.
+  file(STRINGS ${build}/CMakeCache.txt cache
+       REGEX "^WEFT_(BUILD_TESTS|BUILD_BENCH|BUILD_TOOLS|BUILD_DAEMON|BUILD_IO|INSTALL):")
+  foreach(line IN LISTS cache)
+    if(NOT line MATCHES ":BOOL=OFF$")
+      message(FATAL_ERROR "consumer (vendored): as a subproject weft should default to OFF: ${line}")
+    endif()
+  endforeach()
+  list(LENGTH cache options_seen)
+  if(NOT options_seen EQUAL 6)
+    message(FATAL_ERROR "consumer (vendored): expected 6 WEFT_ options in the cache, found: ${cache}")
+  endif()
+else()
+  message(FATAL_ERROR "check_consumer: MODE must be installed or vendored, not ${MODE}")
+endif()
+
+step("building the consumer" ${CMAKE_COMMAND} --build ${build} --parallel ${JOBS})
+step("running the consumer" ${build}/weft_consumer)
+if(NOT step_output MATCHES "consumer: seed [0-9]+ \\([1-9][0-9]* faults\\) passed")
+  message(FATAL_ERROR "consumer (${MODE}): unexpected output:\n${step_output}")
+endif()
+message(STATUS "${step_output}")
+if(WITH_IO AND MODE STREQUAL "installed")
+  step("running the io consumer" ${build}/weft_consumer_io)
+  message(STATUS "${step_output}")
+endif()
+message(STATUS "consumer (${MODE}): built and ran")
