@@ -14,7 +14,7 @@
 // benchmark of wall time: every number is simulated time, the same on any
 // machine for the same build.
 //
-//   build/release/bench/weft_membership_scale [--seeds N] [--big]
+//   build/release/bench/weft_membership_scale [--first SEED] [--seeds N] [--big]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -113,6 +113,7 @@ std::optional<Duration> boot(Simulator& sim, Duration limit) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::uint64_t first = 1;
   std::uint64_t seeds = 11;
   bool big = false;
   for (int i = 1; i < argc; ++i) {
@@ -120,16 +121,18 @@ int main(int argc, char** argv) {
       big = true;
     } else if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
       seeds = std::strtoull(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--first") == 0 && i + 1 < argc) {
+      first = std::strtoull(argv[++i], nullptr, 10);
     } else {
-      std::fprintf(stderr, "usage: %s [--seeds N] [--big]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--first SEED] [--seeds N] [--big]\n", argv[0]);
       return 2;
     }
   }
-  std::printf("| case | weft (simulated, default config, seeds 1..%llu) |\n|---|---|\n",
-              static_cast<unsigned long long>(seeds));
+  std::printf("| case | weft (simulated, default config, seeds %llu..%llu) |\n|---|---|\n",
+              static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + seeds - 1));
   for (std::size_t n : {std::size_t{5}, std::size_t{32}}) {
     Sample s;
-    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
       Simulator sim(options(seed, n));
       add(s, boot(sim, Duration::seconds(60)));
     }
@@ -137,14 +140,14 @@ int main(int argc, char** argv) {
   }
   if (big) {
     Sample s;
-    Simulator sim(options(1, 1000));
+    Simulator sim(options(first, 1000));
     add(s, boot(sim, Duration::seconds(60)));
-    std::printf("| 1000 nodes boot together (seed 1) | %s |\n", summary(s).c_str());
+    std::printf("| 1000 nodes boot together (seed %llu) | %s |\n", static_cast<unsigned long long>(first), summary(s).c_str());
   }
   for (const bool silent : {true, false}) {
     Sample unreachable;
     Sample down;
-    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
       Simulator sim(options(seed, 5));
       if (!boot(sim, Duration::seconds(30))) continue;
       sim.run_for(Duration::seconds(10));  // detectors fill their windows
@@ -166,7 +169,7 @@ int main(int argc, char** argv) {
     std::size_t suspected = 0;
     std::size_t downed = 0;
     std::size_t runs = 0;
-    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
       bool victim_suspected = false;
       weft::NodeAddress victim;
       Simulator sim(options(seed, 5, [&](std::size_t node, const weft::Event& event) {

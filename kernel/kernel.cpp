@@ -516,12 +516,18 @@ void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
             const auto at = std::lower_bound(seen_.begin(), seen_.end(), peer);
             if (at == seen_.end() || *at != peer) {
               seen_.insert(at, peer);
-              // News: the peer had not been counted as having seen this
-              // state, so it may lack our seen set too. Our state carries
-              // it, and equal states merge seen sets, so seen sets spread
-              // epidemically (O(log N) rounds) instead of only by digests
-              // each node receives itself (O(N)).
+              on_seen_grew();
+            }
+            // Seen sets spread epidemically, like the state (O(log N)
+            // rounds), instead of only by the digests each node receives
+            // itself (O(N)): whoever knows of more members that saw this
+            // state sends its state, which carries the seen set, and equal
+            // states merge seen sets. Equal counts send nothing, so a
+            // converged cluster exchanges digests only.
+            if (seen_.size() > m.seen) {
               send_gossip_state(peer.address);
+            } else if (seen_.size() < m.seen) {
+              send_control(peer.address, wire::GossipDigest{digest_, seen_.size()});
             }
           } else {
             send_gossip_state(peer.address);

@@ -215,6 +215,7 @@ class Kernel {
   void send_gossip_state(const NodeAddress& peer);
   wire::GossipState make_gossip_state() const;
   void leader_actions();
+  void on_seen_grew();
   void check_self_status();
   void rejoin();
   void shut_down(bool downed);

@@ -79,7 +79,7 @@ void Kernel::start_membership() {
   std::sort(sorted_seeds_.begin(), sorted_seeds_.end());
   sorted_seeds_.erase(std::unique(sorted_seeds_.begin(), sorted_seeds_.end()), sorted_seeds_.end());
   members_.merge(Member{self_, MemberStatus::joining});
-  next_gossip_ = now_ + config_.gossip_interval;
+  next_gossip_ = now_;  // the first round (and its join) at once, not a round late
   next_heartbeat_ = now_ + config_.heartbeat_interval;
   next_join_attempt_ = now_;
   events_.push_back(MemberEvent{Member{self_, MemberStatus::joining}, false, MemberStatus::joining});
@@ -232,10 +232,18 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
       const auto at = std::lower_bound(seen_.begin(), seen_.end(), id);
       if (at == seen_.end() || *at != id) seen_.insert(at, id);
     }
+    on_seen_grew();
   } else {
     send_gossip_state(from.address);  // we hold something the sender lacks
   }
   check_self_status();
+}
+
+// The leader acts the moment it sees convergence, not at its next gossip
+// round: a joiner is moved up (or a leaver out) a round sooner per change.
+void Kernel::on_seen_grew() {
+  if (shut_down_ || config_.mutations.convergence_off) return;
+  if (leader() == self_.address && converged()) leader_actions();
 }
 
 bool Kernel::overwrite_members(const MemberTable& incoming) {
@@ -389,7 +397,7 @@ void Kernel::heal_probe() {
   std::set_union(seeds.begin(), seeds.end(), gone.begin(), gone.end(), std::back_inserter(candidates),
                  [](const NodeAddress* a, const NodeAddress* b) { return *a < *b; });
   if (candidates.empty()) return;
-  send_control(*candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_});
+  send_control(*candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_, seen_.size()});
 }
 
 void Kernel::close_idle_links(bool joining) {
@@ -475,7 +483,7 @@ void Kernel::gossip_round() {
     std::vector<const Member*>& pool = (!unseen.empty() && prng_.chance(Ratio{4, 5})) ? unseen : peers;
     const std::size_t pick = prng_.below(pool.size());
     const Member* chosen = pool[pick];
-    send_control(chosen->address(), wire::GossipDigest{digest_});
+    send_control(chosen->address(), wire::GossipDigest{digest_, seen_.size()});
     std::erase(peers, chosen);
     std::erase(unseen, chosen);
   }

@@ -131,7 +131,7 @@ RC_GTEST_PROP(W1RoundTrip, ControlMessages, ()) {
     case 4: control_round_trips(wire::Probe{n}); break;
     case 5: control_round_trips(wire::ProbeAck{n}); break;
     case 6: control_round_trips(wire::ProbeAlive{gen_member_id(), n}); break;
-    case 7: control_round_trips(wire::GossipDigest{n}); break;
+    case 7: control_round_trips(wire::GossipDigest{n, n / 3}); break;
     default: control_round_trips(gen_gossip_state()); break;
   }
 }

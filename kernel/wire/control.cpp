@@ -170,7 +170,9 @@ std::size_t encoded_size(const Heartbeat& m) { return size_of_uint_message(kind_
 std::size_t encoded_size(const HeartbeatAck& m) { return size_of_uint_message(kind_of(m), m.sequence); }
 std::size_t encoded_size(const Probe& m) { return size_of_uint_message(kind_of(m), m.probe); }
 std::size_t encoded_size(const ProbeAck& m) { return size_of_uint_message(kind_of(m), m.probe); }
-std::size_t encoded_size(const GossipDigest& m) { return size_of_uint_message(kind_of(m), m.digest); }
+std::size_t encoded_size(const GossipDigest& m) {
+  return 1 + size_of_kind(kind_of(m)) + 1 + Writer::size_of_uint(m.digest) + 1 + Writer::size_of_uint(m.seen);
+}
 std::size_t encoded_size(const ProbeRequest& m) {
   return size_of_subject_message(kind_of(m), m.subject, m.probe);
 }
@@ -196,7 +198,14 @@ void encode(const Heartbeat& m, Writer& w) { write_uint_message(w, kind_of(m), m
 void encode(const HeartbeatAck& m, Writer& w) { write_uint_message(w, kind_of(m), m.sequence); }
 void encode(const Probe& m, Writer& w) { write_uint_message(w, kind_of(m), m.probe); }
 void encode(const ProbeAck& m, Writer& w) { write_uint_message(w, kind_of(m), m.probe); }
-void encode(const GossipDigest& m, Writer& w) { write_uint_message(w, kind_of(m), m.digest); }
+void encode(const GossipDigest& m, Writer& w) {
+  w.write_map_header(3);
+  write_kind(w, kind_of(m));
+  w.write_uint(1);
+  w.write_uint(m.digest);
+  w.write_uint(2);
+  w.write_uint(m.seen);
+}
 void encode(const ProbeRequest& m, Writer& w) {
   write_subject_message(w, kind_of(m), m.subject, m.probe);
 }
@@ -236,7 +245,12 @@ Decoded<ProbeAck> decode_probe_ack(Bytes payload) {
   return decode_uint_message(payload, MessageKind::probe_ack, &ProbeAck::probe);
 }
 Decoded<GossipDigest> decode_gossip_digest(Bytes payload) {
-  return decode_uint_message(payload, MessageKind::gossip_digest, &GossipDigest::digest);
+  GossipDigest message{};
+  const WireError e = decode_fields_of(payload, MessageKind::gossip_digest, kKindAndTwo, [&](unsigned key, Reader& r) {
+    return r.read_uint(key == 1 ? message.digest : message.seen);
+  });
+  if (e != WireError::none) return {.error = e};
+  return {.value = message};
 }
 Decoded<ProbeRequest> decode_probe_request(Bytes payload) {
   return decode_subject_message<ProbeRequest>(payload, MessageKind::probe_request);

@@ -10,7 +10,8 @@
 //   probe         {0: 0x14, 1: probe uint}                    helper -> subject
 //   probe_ack     {0: 0x15, 1: probe uint}                    subject -> helper
 //   probe_alive   {0: 0x16, 1: subject member_id, 2: probe uint}  helper -> asker
-//   gossip_digest {0: 0x20, 1: digest uint}                   "my state's fingerprint"
+//   gossip_digest {0: 0x20, 1: digest uint, 2: seen uint}     "my state's fingerprint, and how
+//                                                             many members I know have seen it"
 //   gossip_state  {0: 0x21, 1: [member...], 2: [row...], 3: [member_id...] seen}
 //
 //   member_id = [host str, port uint, incarnation uint]
@@ -68,6 +69,7 @@ struct ProbeAlive {
 };
 struct GossipDigest {
   std::uint64_t digest = 0;
+  std::uint64_t seen = 0;  // the size of the sender's seen set for this state
   friend bool operator==(const GossipDigest&, const GossipDigest&) = default;
 };
 struct GossipState {

@@ -185,7 +185,7 @@ def control_seeds():
         "control_probe": msg([(0, uint(PROBE)), (1, uint(9))]),
         "control_probe_ack": msg([(0, uint(PROBE_ACK)), (1, uint(9, "u32"))]),
         "control_probe_alive": msg([(0, uint(PROBE_ALIVE)), (1, a), (2, uint(9))]),
-        "control_gossip_digest": msg([(0, uint(GOSSIP_DIGEST)), (1, uint(0xFFFFFFFFFFFFFFFF))]),
+        "control_gossip_digest": msg([(0, uint(GOSSIP_DIGEST)), (1, uint(0xFFFFFFFFFFFFFFFF)), (2, uint(31))]),
         "control_gossip_state": msg(state),
         "control_gossip_state_empty": msg([(0, uint(GOSSIP_STATE)), (1, listing([])),
                                            (2, listing([])), (3, listing([]))]),
