@@ -106,6 +106,29 @@ if(NOT step_output MATCHES "consumer: seed [0-9]+ \\([1-9][0-9]* faults\\) passe
   message(FATAL_ERROR "consumer (${MODE}): unexpected output:\n${step_output}")
 endif()
 message(STATUS "${step_output}")
+
+# Its own simulator binary: a sweep of its workload passes; with its planted
+# defect a sweep fails, and the replay command it printed fails again with
+# the same first line.
+step("sweeping the consumer's workload" ${build}/weft_consumer_sim sweep --seeds 1..4 --nodes 3 --chaos 10 --jobs 2)
+if(NOT step_output MATCHES "sweep: 4 passed, 0 failed")
+  message(FATAL_ERROR "consumer (${MODE}): its sweep did not pass:\n${step_output}")
+endif()
+execute_process(COMMAND ${build}/weft_consumer_sim sweep --seeds 1..4 --nodes 3 --chaos 10 --defect garble
+                RESULT_VARIABLE rc OUTPUT_VARIABLE planted ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT planted MATCHES "FAIL seed [0-9]+ \\(exit ([0-9]+)\\): (ECHO: [^\n]*)\n  replay: weft_consumer_sim ([^\n]*)")
+  message(FATAL_ERROR "consumer (${MODE}): the planted garble was not caught as ECHO (exit ${rc}):\n${planted}${err}")
+endif()
+set(expected_exit ${CMAKE_MATCH_1})
+set(expected_line "${CMAKE_MATCH_2}")
+separate_arguments(replay_args UNIX_COMMAND "${CMAKE_MATCH_3}")
+execute_process(COMMAND ${build}/weft_consumer_sim ${replay_args} RESULT_VARIABLE rc OUTPUT_VARIABLE replayed)
+string(FIND "${replayed}" "${expected_line}" at)
+if(NOT rc EQUAL expected_exit OR at EQUAL -1)
+  message(FATAL_ERROR "consumer (${MODE}): weft_consumer_sim ${CMAKE_MATCH_3} exited ${rc} (the sweep: ${expected_exit}) "
+                      "without \"${expected_line}\":\n${replayed}")
+endif()
+message(STATUS "consumer (${MODE}): planted garble caught, and replayed by: weft_consumer_sim ${CMAKE_MATCH_3}")
 if(WITH_IO AND MODE STREQUAL "installed")
   step("running the io consumer" ${build}/weft_consumer_io)
   message(STATUS "${step_output}")

@@ -1,0 +1,22 @@
+// The consumer's own simulator binary: its echo workload, and the defect it
+// can plant, under weft-sim's whole command line (weft::sim_main). The
+// consumer test sweeps it, and replays a planted failure from the command
+// the sweep printed.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "echo_workload.hpp"
+#include "tools/sim_main.hpp"
+
+int main(int argc, char** argv) {
+  const weft::sim::UserWorkload echo{
+      .name = "echo",
+      .description = "asks numbered bodies of every node's echo; each reply must be what was sent",
+      .defects = {{.name = "garble", .property = "ECHO", .branch = "came back altered"}},
+      .make = [](std::uint64_t, const std::vector<std::string>& planted) {
+        return std::make_unique<consumer::EchoWorkload>(!planted.empty());
+      },
+  };
+  return weft::sim::main(argc, argv, {&echo, 1});
+}
