@@ -31,6 +31,7 @@
 #include "tools/sim_main.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 
 #include "sim/recorder.hpp"
@@ -58,6 +59,7 @@ struct Options {
   std::string scenario_file;
   std::string trace_file;
   std::string html_file;
+  std::string shrink_out;  // shrink: where the smallest scenario goes
   bool quiet = false;
   bool json = false;
   // sweep
@@ -527,6 +529,95 @@ int mutations(const Options& o) {
   return all_caught ? 0 : 1;
 }
 
+// Schedules with fewer faults to try, largest cuts first (delta debugging,
+// as props/sim_props.cpp shrinks for rapidcheck).
+std::vector<Scenario> smaller_schedules(const Scenario& s) {
+  std::vector<Scenario> out;
+  const std::size_t n = s.faults.size();
+  for (std::size_t chunk = n / 2; chunk >= 1; chunk /= 2) {
+    for (std::size_t start = 0; start < n; start += chunk) {
+      Scenario t = s;
+      t.faults.erase(t.faults.begin() + static_cast<std::ptrdiff_t>(start),
+                     t.faults.begin() + static_cast<std::ptrdiff_t>(std::min(n, start + chunk)));
+      out.push_back(std::move(t));
+    }
+    if (chunk == 1) break;
+  }
+  if (n == 1) {
+    Scenario none = s;
+    none.faults.clear();
+    out.push_back(std::move(none));
+  }
+  return out;
+}
+
+// A failing run, made as small as it goes: faults are dropped while the run
+// still fails with the same verdict and its first failure names the same
+// property; the smallest schedule is written as a scenario file whose
+// replay command is printed.
+int shrink(const Options& o) {
+  std::string error;
+  const std::optional<Scenario> start = make_scenario(o, o.seed, error);
+  if (!start) {
+    std::fprintf(stderr, "%s: %s\n", o.program.c_str(), error.c_str());
+    return 2;
+  }
+  const auto play = [&](const Scenario& s) {
+    RunWorkloads user = make_workloads(o, s.seed);
+    return weft::sim::run(s, {}, user.view);
+  };
+  const weft::sim::RunResult first = play(*start);
+  if (first.verdict == Verdict::pass) {
+    std::printf("%s shrink: %s passes; nothing to shrink\n", o.program.c_str(),
+                o.scenario_file.empty() ? ("seed " + std::to_string(o.seed)).c_str() : o.scenario_file.c_str());
+    return 1;
+  }
+  const std::string property(property_of(first.failures.empty() ? std::string_view{} : first.failures.front()));
+  const auto same_failure = [&](const weft::sim::RunResult& r) {
+    return r.verdict == first.verdict && !r.failures.empty() && property_of(r.failures.front()) == property;
+  };
+  Scenario best = *start;
+  weft::sim::RunResult best_result = first;
+  std::uint64_t runs = 1;
+  for (bool progress = true; progress && !best.faults.empty();) {
+    progress = false;
+    for (const Scenario& candidate : smaller_schedules(best)) {
+      const weft::sim::RunResult r = play(candidate);
+      ++runs;
+      if (!same_failure(r)) continue;
+      best = candidate;
+      best_result = r;
+      progress = true;
+      break;
+    }
+  }
+  std::string path = o.shrink_out;
+  if (path.empty()) {
+    std::filesystem::create_directories("sim-failures");
+    char name[64];
+    std::snprintf(name, sizeof name, "sim-failures/%016llx.scenario",
+                  static_cast<unsigned long long>(best_result.trace_hash));
+    path = name;
+  }
+  std::ofstream out(path);
+  out << "# shrunk by " << o.program << " shrink from " << start->faults.size() << " faults: "
+      << (best_result.failures.empty() ? std::string() : best_result.failures.front()) << "\n"
+      << best.to_text();
+  if (!out) {
+    std::fprintf(stderr, "%s shrink: cannot write %s\n", o.program.c_str(), path.c_str());
+    return 2;
+  }
+  out.close();
+  Options replay = o;
+  replay.scenario_file = path;
+  std::printf("%s shrink: %zu faults -> %zu in %llu runs, still failing %s (exit %d):\n  %s\n%s\nreplay: %s\n",
+              o.program.c_str(), start->faults.size(), best.faults.size(), static_cast<unsigned long long>(runs),
+              property.c_str(), static_cast<int>(best_result.verdict),
+              best_result.failures.empty() ? "" : best_result.failures.front().c_str(), best.to_text().c_str(),
+              replay_command(replay, o.seed).c_str());
+  return static_cast<int>(best_result.verdict);
+}
+
 int sweep(const Options& o) {
   const auto started = std::chrono::steady_clock::now();
   const auto range = weft::tools::parse_seed_range(o.seeds);
@@ -727,6 +818,13 @@ int weft::sim::main(int argc, char** argv, std::span<const UserWorkload> workloa
   CLI::App* replay = app.add_subcommand("replay", "rerun exactly what a failure printed");
   add_run_options(replay);
 
+  CLI::App* shrink_command =
+      app.add_subcommand("shrink", "drop faults from a failing run while it fails the same way; write the smallest as a scenario file");
+  shrink_command->add_option("--seed", options.seed, "the failing seed")->capture_default_str();
+  add_common(shrink_command);
+  shrink_command->add_option("--scenario", options.scenario_file, "shrink this scenario file instead");
+  shrink_command->add_option("--out", options.shrink_out, "where to write it (default: sim-failures/<trace hash>.scenario)");
+
   CLI::App* sweep_command = app.add_subcommand("sweep", "run many seeds and summarise failures");
   sweep_command->add_option("--seeds", options.seeds, "A..B, inclusive")->capture_default_str();
   add_common(sweep_command);
@@ -749,5 +847,6 @@ int weft::sim::main(int argc, char** argv, std::span<const UserWorkload> workloa
   if (*run) return run_one(options, "run");
   if (*replay) return run_one(options, "replay");
   if (*mutations_command) return mutations(options);
+  if (*shrink_command) return shrink(options);
   return sweep(options);
 }
