@@ -24,34 +24,13 @@ namespace {
 
 using sim::Scenario;
 
-// Smaller schedules to try, largest cuts first.
-std::vector<Scenario> smaller(const Scenario& s) {
-  std::vector<Scenario> out;
-  const std::size_t n = s.faults.size();
-  for (std::size_t chunk = n / 2; chunk >= 1; chunk /= 2) {
-    for (std::size_t start = 0; start < n; start += chunk) {
-      Scenario t = s;
-      t.faults.erase(t.faults.begin() + static_cast<std::ptrdiff_t>(start),
-                     t.faults.begin() + static_cast<std::ptrdiff_t>(std::min(n, start + chunk)));
-      out.push_back(std::move(t));
-    }
-    if (chunk == 1) break;
-  }
-  if (n == 1) {
-    Scenario none = s;
-    none.faults.clear();
-    out.push_back(std::move(none));
-  }
-  return out;
-}
-
 rc::Gen<Scenario> scenarios(Mutations mutations) {
   return rc::Gen<Scenario>([mutations](const rc::Random& random, int) {
     rc::Random r = random;
     const std::uint64_t seed = r.next() % 1'000'000 + 1;
     Scenario s = sim::generate(seed, 5, Duration::seconds(30));
     s.mutations = mutations;
-    return rc::shrinkable::shrinkRecur(std::move(s), [](const Scenario& x) { return rc::seq::fromContainer(smaller(x)); });
+    return rc::shrinkable::shrinkRecur(std::move(s), [](const Scenario& x) { return rc::seq::fromContainer(sim::smaller_schedules(x)); });
   });
 }
 

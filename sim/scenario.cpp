@@ -343,6 +343,26 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   return finish_schedule(std::move(s), nodes);
 }
 
+std::vector<Scenario> smaller_schedules(const Scenario& s) {
+  std::vector<Scenario> out;
+  const std::size_t n = s.faults.size();
+  for (std::size_t chunk = n / 2; chunk >= 1; chunk /= 2) {
+    for (std::size_t start = 0; start < n; start += chunk) {
+      Scenario t = s;
+      t.faults.erase(t.faults.begin() + static_cast<std::ptrdiff_t>(start),
+                     t.faults.begin() + static_cast<std::ptrdiff_t>(std::min(n, start + chunk)));
+      out.push_back(std::move(t));
+    }
+    if (chunk == 1) break;
+  }
+  if (n == 1) {
+    Scenario none = s;
+    none.faults.clear();
+    out.push_back(std::move(none));
+  }
+  return out;
+}
+
 Authentication scenario_auth(AuthMode mode, std::uint64_t seed, const NodeAddress& node) {
   Authentication auth;
   if (mode == AuthMode::off) return auth;

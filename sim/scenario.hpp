@@ -133,6 +133,12 @@ Family family_of(std::uint64_t seed);
 // A scenario drawn from `seed` alone.
 Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos);
 
+// Shrinking (delta debugging): `s` with fewer faults, largest cuts first
+// (halves, then quarters, ... then single faults; none when one is left).
+// rapidcheck's shrinker (props/sim_props.cpp) and `weft-sim shrink` both try
+// these in order and keep the first that still fails the same way.
+std::vector<Scenario> smaller_schedules(const Scenario& s);
+
 // Exit codes of weft-sim too; a kernel assertion aborts instead (134).
 enum class Verdict : std::uint8_t { pass = 0, safety_failure = 10, liveness_failure = 20, coverage_failure = 30 };
 

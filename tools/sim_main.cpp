@@ -529,28 +529,6 @@ int mutations(const Options& o) {
   return all_caught ? 0 : 1;
 }
 
-// Schedules with fewer faults to try, largest cuts first (delta debugging,
-// as props/sim_props.cpp shrinks for rapidcheck).
-std::vector<Scenario> smaller_schedules(const Scenario& s) {
-  std::vector<Scenario> out;
-  const std::size_t n = s.faults.size();
-  for (std::size_t chunk = n / 2; chunk >= 1; chunk /= 2) {
-    for (std::size_t start = 0; start < n; start += chunk) {
-      Scenario t = s;
-      t.faults.erase(t.faults.begin() + static_cast<std::ptrdiff_t>(start),
-                     t.faults.begin() + static_cast<std::ptrdiff_t>(std::min(n, start + chunk)));
-      out.push_back(std::move(t));
-    }
-    if (chunk == 1) break;
-  }
-  if (n == 1) {
-    Scenario none = s;
-    none.faults.clear();
-    out.push_back(std::move(none));
-  }
-  return out;
-}
-
 // A failing run, made as small as it goes: faults are dropped while the run
 // still fails with the same verdict and its first failure names the same
 // property; the smallest schedule is written as a scenario file whose
@@ -581,7 +559,7 @@ int shrink(const Options& o) {
   std::uint64_t runs = 1;
   for (bool progress = true; progress && !best.faults.empty();) {
     progress = false;
-    for (const Scenario& candidate : smaller_schedules(best)) {
+    for (const Scenario& candidate : weft::sim::smaller_schedules(best)) {
       const weft::sim::RunResult r = play(candidate);
       ++runs;
       if (!same_failure(r)) continue;

@@ -141,14 +141,20 @@ wire::Hello decode_one_hello(const std::vector<std::uint8_t>& bytes) {
   return hello;
 }
 
+// The hello of a dialer played by hand, as 10.0.0.2:7000#5.
+wire::Hello hand_played_hello() {
+  wire::Hello hello;
+  hello.cluster_name = "weft";
+  hello.address = {"10.0.0.2", 7000};
+  hello.incarnation = 5;
+  hello.nonce.fill(0x11);
+  return hello;
+}
+
 TEST(Authentication, AReplayedProofIsRefused) {
   Acceptor a;
   const Instant now = Instant::from_ns(2'000'000'000);
-  wire::Hello mine;
-  mine.cluster_name = "weft";
-  mine.address = {"10.0.0.2", 7000};
-  mine.incarnation = 5;
-  mine.nonce.fill(0x11);
+  const wire::Hello mine = hand_played_hello();
   std::vector<std::uint8_t> hello_frame;
   ASSERT_EQ(wire::append_frame(hello_frame, mine), wire::WireError::none);
 
@@ -192,10 +198,7 @@ TEST(Authentication, AReplayedProofIsRefused) {
 TEST(Authentication, TheAcceptorsProofCannotBeReflectedAsTheDialers) {
   Acceptor a;
   const Instant now = Instant::from_ns(2'000'000'000);
-  wire::Hello mine;
-  mine.cluster_name = "weft";
-  mine.address = {"10.0.0.2", 7000};
-  mine.incarnation = 5;
+  const wire::Hello mine = hand_played_hello();
   std::vector<std::uint8_t> bytes;
   ASSERT_EQ(wire::append_frame(bytes, mine), wire::WireError::none);
   const LinkId link = a.kernel.handle_link_accepted(now);
