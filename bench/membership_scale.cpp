@@ -8,7 +8,15 @@
 //   crash         5 nodes; n5's process dies (sockets closed, redials
 //                 refused): unreachable and down on every survivor
 //   pause 2 s     5 nodes; n5 stops for 2 s: how many runs saw it suspected
-//   pause 5 s     the same for 5 s: how many runs downed it
+//   pause 5 s     the same for 5 s: how many runs downed it, and in how
+//                 many the resumed node listed itself unreachable (M7)
+//   cost          N = 32, 100 (1000 with --big) booted and settled; over the
+//                 next 30 s, the bytes each node sends (membership only:
+//                 gossip, heartbeats, probes) and its open connections
+//   partition     5 nodes split {n1, n2} | {n3, n4, n5}: the time until
+//                 every node holds every node across the cut down; then,
+//                 5 s later, the cut heals: the time until one view, every
+//                 node seeing all five up
 //
 // Each case prints the median and the range over its seeds. Not a
 // benchmark of wall time: every number is simulated time, the same on any
@@ -34,12 +42,16 @@ using weft::sim::Simulator;
 
 constexpr std::size_t kVictim = 5;
 
+// --confirmed MS overrides down_after_confirmed (to chart the trade-off).
+std::optional<Duration> g_confirmed;
+
 weft::sim::SimOptions options(std::uint64_t seed, std::size_t nodes,
                               std::function<void(std::size_t, const weft::Event&)> on_event = {}) {
   weft::sim::SimOptions o;
   o.seed = seed;
   o.nodes = nodes;
   o.on_event = std::move(on_event);
+  if (g_confirmed) o.tune = [](weft::Config& c) { c.down_after_confirmed = *g_confirmed; };
   return o;
 }
 
@@ -81,6 +93,18 @@ bool unreachable_on_survivors(const Simulator& sim, std::size_t victim) {
   return true;
 }
 
+bool sides_see_each_other_down(const Simulator& sim, const std::vector<std::size_t>& side) {
+  const auto in_side = [&](std::size_t n) { return std::find(side.begin(), side.end(), n) != side.end(); };
+  for (std::size_t o = 1; o <= sim.size(); ++o) {
+    for (std::size_t s = 1; s <= sim.size(); ++s) {
+      if (in_side(o) == in_side(s)) continue;
+      const auto status = status_seen(sim, o, s);
+      if (status && *status != MemberStatus::down && *status != MemberStatus::removed) return false;
+    }
+  }
+  return true;
+}
+
 struct Sample {
   std::vector<double> seconds;  // one per seed that finished
   std::size_t missed = 0;       // seeds where it did not happen within the limit
@@ -116,15 +140,20 @@ int main(int argc, char** argv) {
   std::uint64_t first = 1;
   std::uint64_t seeds = 11;
   bool big = false;
+  std::size_t pause_nodes = 5;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--big") == 0) {
       big = true;
     } else if (std::strcmp(argv[i], "--seeds") == 0 && i + 1 < argc) {
       seeds = std::strtoull(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--confirmed") == 0 && i + 1 < argc) {
+      g_confirmed = Duration::milliseconds(std::strtoll(argv[++i], nullptr, 10));
+    } else if (std::strcmp(argv[i], "--pause-nodes") == 0 && i + 1 < argc) {
+      pause_nodes = std::strtoull(argv[++i], nullptr, 10);
     } else if (std::strcmp(argv[i], "--first") == 0 && i + 1 < argc) {
       first = std::strtoull(argv[++i], nullptr, 10);
     } else {
-      std::fprintf(stderr, "usage: %s [--first SEED] [--seeds N] [--big]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--first SEED] [--seeds N] [--big] [--confirmed MS] [--pause-nodes N]\n", argv[0]);
       return 2;
     }
   }
@@ -143,6 +172,36 @@ int main(int argc, char** argv) {
     Simulator sim(options(first, 1000));
     add(s, boot(sim, Duration::seconds(60)));
     std::printf("| 1000 nodes boot together (seed %llu) | %s |\n", static_cast<unsigned long long>(first), summary(s).c_str());
+  }
+  for (const std::size_t n : {std::size_t{32}, std::size_t{100}, std::size_t{1000}}) {
+    if (n == 1000 && !big) continue;
+    Simulator sim(options(first, n));
+    if (!boot(sim, Duration::seconds(60))) {
+      std::printf("| cost at %zu nodes | never converged |\n", n);
+      continue;
+    }
+    sim.run_for(Duration::seconds(10));
+    std::vector<std::uint64_t> before(n + 1);
+    for (std::size_t i = 1; i <= n; ++i) before[i] = sim.kernel(i)->counters().bytes_out;
+    const Duration window = Duration::seconds(30);
+    sim.run_for(window);
+    double total = 0;
+    double most = 0;
+    std::size_t links = 0;
+    std::size_t most_links = 0;
+    for (std::size_t i = 1; i <= n; ++i) {
+      const double rate = static_cast<double>(sim.kernel(i)->counters().bytes_out - before[i]) /
+                          (static_cast<double>(window.ns()) / 1e9);
+      total += rate;
+      most = std::max(most, rate);
+      const std::size_t open = sim.open_connections(i);
+      links += open;
+      most_links = std::max(most_links, open);
+    }
+    std::printf("| cost at %zu nodes, converged (seed %llu): membership bytes sent per node | %.0f B/s mean, %.0f B/s max |\n",
+                n, static_cast<unsigned long long>(first), total / static_cast<double>(n), most);
+    std::printf("| cost at %zu nodes: open connections per node (dialed or accepted) | %.1f mean, %zu max |\n", n,
+                static_cast<double>(links) / static_cast<double>(n), most_links);
   }
   for (const bool silent : {true, false}) {
     Sample unreachable;
@@ -165,16 +224,37 @@ int main(int argc, char** argv) {
     std::printf("| %s: unreachable on every survivor | %s |\n", what, summary(unreachable).c_str());
     std::printf("| %s: down on every survivor | %s |\n", what, summary(down).c_str());
   }
+  {
+    Sample both_down;
+    Sample one_view;
+    for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
+      Simulator sim(options(seed, 5));
+      if (!boot(sim, Duration::seconds(30))) continue;
+      sim.run_for(Duration::seconds(10));
+      const std::vector<std::size_t> minority{1, 2};
+      sim.partition(minority);
+      add(both_down, sim.run_until([&] { return sides_see_each_other_down(sim, minority); }, Duration::seconds(30)));
+      sim.run_until([&] { return sides_see_each_other_down(sim, minority); }, Duration::seconds(30));
+      sim.run_for(Duration::seconds(5));
+      sim.heal();
+      add(one_view, sim.run_until([&] { return all_up(sim); }, Duration::seconds(60)));
+    }
+    std::printf("| partition 2 / 3: both sides see the other down | %s |\n", summary(both_down).c_str());
+    std::printf("| heal after it: one view, all up everywhere | %s |\n", summary(one_view).c_str());
+  }
   for (const std::int64_t pause_s : {2, 5}) {
     std::size_t suspected = 0;
     std::size_t downed = 0;
+    std::size_t self_listed = 0;
     std::size_t runs = 0;
     for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
       bool victim_suspected = false;
+      bool listed_itself = false;
       weft::NodeAddress victim;
-      Simulator sim(options(seed, 5, [&](std::size_t node, const weft::Event& event) {
+      Simulator sim(options(seed, pause_nodes, [&](std::size_t node, const weft::Event& event) {
         const auto* r = std::get_if<weft::ReachabilityEvent>(&event);
         if (r && r->unreachable && node != kVictim && r->subject.address == victim) victim_suspected = true;
+        if (r && r->unreachable && node == kVictim && r->subject.address == victim) listed_itself = true;
       }));
       victim = sim.address(kVictim);
       if (!boot(sim, Duration::seconds(30))) continue;
@@ -184,6 +264,7 @@ int main(int argc, char** argv) {
       sim.pause(kVictim, Duration::seconds(pause_s));
       sim.run_for(Duration::seconds(pause_s + 15));
       suspected += victim_suspected ? 1 : 0;
+      self_listed += listed_itself ? 1 : 0;
       bool was_downed = false;
       for (std::size_t o = 1; o <= sim.size(); ++o) {
         if (o == kVictim) continue;
@@ -194,8 +275,10 @@ int main(int argc, char** argv) {
       }
       downed += was_downed ? 1 : 0;
     }
-    std::printf("| pause %lld s: runs with a suspicion | %zu of %zu |\n", static_cast<long long>(pause_s), suspected, runs);
-    std::printf("| pause %lld s: runs that downed it | %zu of %zu |\n", static_cast<long long>(pause_s), downed, runs);
+    std::printf("| pause %lld s (%zu nodes): runs with a suspicion | %zu of %zu |\n", static_cast<long long>(pause_s), pause_nodes, suspected, runs);
+    std::printf("| pause %lld s (%zu nodes): runs that downed it | %zu of %zu |\n", static_cast<long long>(pause_s), pause_nodes, downed, runs);
+    std::printf("| pause %lld s (%zu nodes): runs where the resumed node listed itself unreachable | %zu of %zu |\n",
+                static_cast<long long>(pause_s), pause_nodes, self_listed, runs);
   }
   return 0;
 }

@@ -72,6 +72,10 @@ std::vector<std::string> Config::validate() const {
             "must exceed gossip_interval and liveness_window, or ordinary tick spacing would look "
             "like a pause");
   p.positive(down_after_unreachable, "down_after_unreachable");
+  p.positive(down_after_confirmed, "down_after_confirmed");
+  p.require(down_after_confirmed <= down_after_unreachable || down_after_unreachable <= Duration::zero(),
+            "down_after_confirmed",
+            "must not exceed down_after_unreachable: confirmations shorten the wait, never lengthen it");
   p.positive(remove_after_down, "remove_after_down");
   p.require(tombstone_ttl > remove_after_down, "tombstone_ttl",
             "must exceed remove_after_down so a removed member is not revived by late gossip");
@@ -131,6 +135,7 @@ std::string Config::to_string() const {
          line("probe_timeout", duration_text(probe_timeout)) +
          line("self_pause_threshold", duration_text(self_pause_threshold)) +
          line("down_after_unreachable", duration_text(down_after_unreachable)) +
+         line("down_after_confirmed", duration_text(down_after_confirmed)) +
          line("remove_after_down", duration_text(remove_after_down)) +
          line("tombstone_ttl", duration_text(tombstone_ttl)) +
          line("on_downed", on_downed == OnDowned::rejoin ? "rejoin" : "shut_down") +
@@ -178,6 +183,12 @@ Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
   b.detect = config.heartbeat_interval + config.liveness_window + b.phi_trip + config.probe_timeout +
              config.gossip_interval + b.spread;
   b.down = b.detect + config.down_after_unreachable + config.gossip_interval + b.spread;
+  // The links close at once; the redial (after the shortest backoff) is
+  // refused, which starts a probe at once; it times out; the marks spread;
+  // every expected observer has marked, so the leader waits
+  // down_after_confirmed; the down spreads.
+  b.down_closed = config.reconnect_backoff_min + config.probe_timeout + config.gossip_interval + b.spread +
+                  config.down_after_confirmed + config.gossip_interval + b.spread;
   // After the last fault: pending downs complete, removals follow, and the
   // result spreads.
   b.converge = b.down + config.remove_after_down + config.gossip_interval + b.spread;

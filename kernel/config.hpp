@@ -60,6 +60,9 @@ struct Mutations {
   bool convergence_off = false;       // M4: the leader never sees convergence (joiners stay joining)
   bool down_keeps_asks = false;       // S3: asks to a member going down wait for their timeout
   bool proof_check_off = false;       // W3: any handshake proof is taken as valid
+  bool confirmation_off = false;      // F1: downing ignores confirmations (always down_after_unreachable)
+  bool flap_guard_off = false;        // M7: a node lists itself unreachable when others' rows say
+                                      //     so, and a probe started before a withdrawal re-marks
 
   bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;
@@ -92,7 +95,12 @@ struct Config {
   Duration self_pause_threshold = Duration::seconds(1);
 
   // --- Downing and removal
+  // The leader downs an unreachable member after a wait that starts at
+  // down_after_unreachable (one observer's word) and halves towards
+  // down_after_confirmed with each further observer that agrees; once every
+  // observer expected to judge the member agrees, down_after_confirmed.
   Duration down_after_unreachable = Duration::seconds(5);
+  Duration down_after_confirmed = Duration::milliseconds(500);
   Duration remove_after_down = Duration::seconds(2);
   Duration tombstone_ttl = Duration::seconds(3600);
   OnDowned on_downed = OnDowned::rejoin;
@@ -137,6 +145,9 @@ struct Bounds {
   Duration spread;     // one change reaches every node by gossip
   Duration detect;     // T_detect: crash -> unreachable on every live node
   Duration down;       // T_down: crash -> down on every live node
+  // A crash with its sockets closed (redials refused), every observer
+  // confirming: -> down on every live node.
+  Duration down_closed;
   Duration converge;   // T_converge: last fault -> identical views
   Duration heal;       // T_heal: partition heals -> one view again
 };

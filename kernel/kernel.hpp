@@ -222,11 +222,13 @@ class Kernel {
   void prune_gone();
   void update_reachability_view();
   bool counts_as_observer(const MemberId& observer) const;
+  Duration down_wait(const MemberId& subject, Instant unreachable_since) const;
   bool is_gone(const MemberId& id) const;
   bool is_live(const NodeAddress& address) const;
 
   // kernel_detection.cpp: monitoring ring, heartbeats, probes
   void refresh_monitors();
+  std::vector<MemberId> monitors_of(const MemberId& subject) const;
   void update_ring();
   void heartbeat_round();
   void observe(const MemberId& peer);
@@ -238,6 +240,7 @@ class Kernel {
   void on_probe_ack(const MemberId& from, const wire::ProbeAck& ack);
   void on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive);
   void expire_probes();
+  void withdraw_mark(Monitor& monitor);
   void forgive_own_pause();
 
   // kernel_actors.cpp: local delivery, remote sends, asks, dispatch

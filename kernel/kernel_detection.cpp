@@ -125,8 +125,25 @@ void Kernel::refresh_monitors() {
     (void)monitor.throttle.observe(now_);
     monitor.detector.heartbeat(now_);
     monitor.next_probe = now_;
+    monitor.evidence_since = now_;
     ++liveness_generation_;
   }
+}
+
+std::vector<MemberId> Kernel::monitors_of(const MemberId& subject) const {
+  // The inverse of refresh_monitors' choice: the members up to
+  // `monitored_by` places before the subject on the ring.
+  std::vector<MemberId> monitors;
+  const std::pair<std::uint64_t, MemberId> entry{ring_key(subject.address), subject};
+  const auto at = std::lower_bound(ring_.begin(), ring_.end(), entry);
+  if (at == ring_.end() || *at != entry) return monitors;
+  const std::size_t position = static_cast<std::size_t>(at - ring_.begin());
+  const std::size_t count = std::min<std::size_t>(config_.monitored_by, ring_.size() - 1);
+  for (std::size_t i = 1; i <= count; ++i) {
+    monitors.push_back(ring_[(position + ring_.size() - i) % ring_.size()].second);
+  }
+  WEFT_ASSERT(monitors.size() == count);
+  return monitors;
 }
 
 void Kernel::heartbeat_round() {
@@ -162,7 +179,7 @@ void Kernel::observe_monitor(const MemberId& peer, Monitor& monitor) {
   ++counters_.observations_passed;
   monitor.detector.heartbeat(now_);
   if (monitor.marked_unreachable && monitor.detector.available(now_) && !config_.mutations.refutation_off) {
-    monitor.marked_unreachable = false;
+    withdraw_mark(monitor);
     reachability_.mark_reachable(self_, peer);
     mark(Mark::suspicion_refuted);
     on_state_changed();
@@ -248,13 +265,13 @@ void Kernel::on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive)
   // link could not reach (F4).
   const auto monitor = monitors_.find(alive.subject);
   if (monitor == monitors_.end() || !monitor->second.marked_unreachable) return;
-  monitor->second.marked_unreachable = false;
+  withdraw_mark(monitor->second);
   reachability_.mark_reachable(self_, alive.subject);
   on_state_changed();
 }
 
 void Kernel::expire_probes() {
-  std::vector<MemberId> condemned;
+  std::vector<std::pair<MemberId, Instant>> condemned;  // subject, when its probe started
   for (auto it = probes_asked_.begin(); it != probes_asked_.end();) {
     ProbeAsked& probe = it->second;
     if (probe.deadline > now_) {
@@ -265,7 +282,7 @@ void Kernel::expire_probes() {
     const bool heard_since = heard != last_heard_.end() && heard->second > probe.started &&
                              !config_.mutations.indirect_probes_off;
     if (!probe.condemned && !heard_since) {
-      condemned.push_back(probe.subject);
+      condemned.emplace_back(probe.subject, probe.started);
       // Kept while a late answer can still matter: until the leader would
       // down the subject.
       probe.condemned = true;
@@ -277,13 +294,20 @@ void Kernel::expire_probes() {
   }
   std::erase_if(probes_helping_, [&](const auto& entry) { return entry.second.deadline <= now_; });
   bool changed = false;
-  for (const MemberId& subject : condemned) {
+  for (const auto& [subject, started] : condemned) {
     const auto monitor = monitors_.find(subject);
     if (monitor == monitors_.end() || monitor->second.marked_unreachable) continue;
+    if (started < monitor->second.evidence_since && !config_.mutations.flap_guard_off) continue;
     monitor->second.marked_unreachable = true;
     changed = reachability_.mark_unreachable(self_, subject) || changed;
   }
   if (changed) on_state_changed();
+}
+
+void Kernel::withdraw_mark(Monitor& monitor) {
+  WEFT_ASSERT(monitor.marked_unreachable);
+  monitor.marked_unreachable = false;
+  monitor.evidence_since = now_;
 }
 
 void Kernel::forgive_own_pause() {

@@ -90,6 +90,11 @@ struct Kernel::Monitor {
   LivenessThrottle throttle;
   bool marked_unreachable = false;   // this node's row lists the subject
   Instant next_probe;                // no new probe round before this
+  // Only a probe started at or after this may mark the subject: set when
+  // monitoring starts and when a mark is withdrawn, so a probe that was in
+  // flight across the withdrawal (the evidence already answered) cannot
+  // re-mark it a moment later (M7).
+  Instant evidence_since;
 };
 
 struct Kernel::ProbeAsked {

@@ -97,6 +97,9 @@ void Kernel::update_reachability_view() {
   std::vector<MemberId> view;
   for (const Member& m : members_.members()) {
     if (!is_live_status(m.status)) continue;
+    // This node reads the rows, so it is alive to read them: others' marks
+    // of it are stale news, withdrawn once they hear it (M7).
+    if (m.id == self_ && !config_.mutations.flap_guard_off) continue;
     const bool unreachable = reachability_.is_unreachable(
         m.id, [&](const MemberId& observer) { return counts_as_observer(observer); });
     if (unreachable) view.push_back(m.id);
@@ -348,7 +351,7 @@ void Kernel::leader_actions() {
     const auto unreachable = unreachable_since_.find(m.address());
     if (is_live_status(m.status) && m.address() != self_.address && unreachable != unreachable_since_.end() &&
         !config_.mutations.downing_off &&
-        now_ - unreachable->second >= config_.down_after_unreachable) {
+        now_ - unreachable->second >= down_wait(m.id, unreachable->second)) {
       apply_status(m.address(), MemberStatus::down);
       continue;
     }
@@ -369,6 +372,43 @@ void Kernel::leader_actions() {
       case MemberStatus::removed: break;
     }
   }
+}
+
+// Confirmation-scaled downing (Lifeguard's dynamic suspicion timeout, in
+// whole halvings): one observer's word waits down_after_unreachable, since a
+// lone observer may hold the broken link (F4); each further observer that
+// agrees halves what is left above down_after_confirmed, and when every
+// observer expected to judge the subject agrees the wait is
+// down_after_confirmed. The expected observers are the subject's monitors
+// that count (live, not unreachable themselves), so a partition, which
+// silences the monitors on the far side, still reaches full confirmation.
+// A subject the leader itself has heard from since it became unreachable is
+// not dead, whatever the rows say: it waits the full time, for the rows to
+// be withdrawn (a paused node that resumed). The floor keeps a forgiven
+// pause from being downed: the observers mark only after phi trips and
+// probes go unanswered, down_after_confirmed later the silence is past the
+// pause that is forgiven (docs/failure-detection.md gives the arithmetic).
+Duration Kernel::down_wait(const MemberId& subject, Instant unreachable_since) const {
+  const Duration longest = config_.down_after_unreachable;
+  const Duration shortest = config_.down_after_confirmed;
+  WEFT_ASSERT(shortest <= longest);
+  if (config_.mutations.confirmation_off) return longest;
+  const auto heard = last_heard_.find(subject.address);
+  if (heard != last_heard_.end() && heard->second > unreachable_since) return longest;
+  std::size_t confirmed = 0;
+  for (const MemberId& observer : reachability_.observers_of(subject)) {
+    if (counts_as_observer(observer)) ++confirmed;
+  }
+  std::size_t expected = 0;
+  for (const MemberId& monitor : monitors_of(subject)) {
+    if (counts_as_observer(monitor)) ++expected;
+  }
+  if (confirmed == 0) return longest;  // unreachable by rows no longer counted: not this round
+  if (confirmed >= expected) return shortest;
+  const std::size_t halvings = std::min<std::size_t>(confirmed - 1, 62);
+  const Duration wait = shortest + Duration::nanoseconds((longest - shortest).ns() >> halvings);
+  WEFT_ASSERT(wait >= shortest && wait <= longest);
+  return wait;
 }
 
 void Kernel::heal_probe() {

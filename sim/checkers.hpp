@@ -67,8 +67,12 @@ enum class Check : std::uint8_t {
   s4_streams,       // (sender, receiver) streams checked while messages were outstanding
   w3_rogues,        // rogue peers judged (refused, or their records refused)
   w3_corrupt,       // corrupted streams judged (the reader closed that link)
+  m7_inputs,        // kernel inputs after which own view and own row were judged (flapping_checker.hpp)
+  m7_remarks,       // re-marks of a subject an observer had withdrawn
+  f1_down_closed,   // clean closed-socket crashes judged at T_down_closed (crash_downing_checker.hpp)
 };
-inline constexpr std::size_t kCheckCount = 18;
+inline constexpr std::size_t kCheckCount = 21;
+static_assert(static_cast<std::size_t>(Check::f1_down_closed) + 1 == kCheckCount);
 std::string_view to_string(Check check);
 using Judged = std::array<std::uint64_t, kCheckCount>;
 inline void count(Judged* judged, Check check, std::uint64_t n = 1) {

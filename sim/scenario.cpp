@@ -8,6 +8,9 @@
 
 #include "auth/hmac_sha256.hpp"
 #include "sim/checkers.hpp"
+#include "sim/crash_downing_checker.hpp"
+#include "sim/flapping_checker.hpp"
+#include "sim/text.hpp"
 #include "sim/traffic.hpp"
 
 namespace weft::sim {
@@ -384,16 +387,6 @@ Authentication scenario_auth(AuthMode mode, std::uint64_t seed, const NodeAddres
 
 namespace {
 
-// Joins text by appending. Not operator+: `"x" + std::string` (prepending
-// into the temporary) draws a false -Wrestrict from gcc 12 at -O3 (GCC bug
-// 105329), at whichever call the optimiser happens to inline.
-template <class... Pieces>
-std::string cat(const Pieces&... pieces) {
-  std::string out;
-  (out.append(std::string_view(pieces)), ...);
-  return out;
-}
-
 // Liveness after the heal: every live node up, in one identical view, and
 // every node still crashed down or removed in it (M4, M5, F1). Judged from
 // the member records and reachability marks themselves, not from the
@@ -507,26 +500,35 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
   options.on_event = [&](std::size_t node, const Event& event) {
     for (Workload* w : all) w->on_event(node, event);
   };
+  RunResult result;
+  Config defaults;
+  defaults.mutations = scenario.mutations;
+  NoFlapping flapping(defaults, &result.judged);
+  // Set once built: the starts inside the constructor come before any
+  // gossip, so nothing is judged there.
+  const Simulator* running = nullptr;
   options.after_input = [&](std::size_t node, const Kernel& kernel) {
     for (Workload* w : all) w->after_input(node, kernel);
+    if (running != nullptr) flapping.after_input(node, kernel, running->now());
   };
   const bool had_partition = std::any_of(scenario.faults.begin(), scenario.faults.end(), [](const Fault& f) {
     return f.kind == Fault::Kind::cut || f.kind == Fault::Kind::cut_one_way || f.kind == Fault::Kind::partition ||
            f.kind == Fault::Kind::flap;
   });
   Simulator sim(options);
+  running = &sim;
   if (trace_sink) sim.on_trace(trace_sink);
-  RunResult result;
   traffic.set_judged(&result.judged);
-  Config defaults;
-  defaults.mutations = scenario.mutations;
   MembershipSafety membership(&result.judged);
   DetectionAccuracy accuracy(defaults, scenario.nodes, &result.judged);
   TrustBoundary boundary(&result.judged);
+  ClosedCrashDowning crash_downing(defaults, scenario.nodes, &result.judged);
   const auto check = [&] {
     membership.check(sim, result.failures);
     accuracy.check(sim, result.failures);
     boundary.check(sim, result.failures);
+    crash_downing.check(sim, result.failures);
+    flapping.check(result.failures);
     for (Workload* w : all) w->check(sim, result.failures);
   };
   const Instant start = sim.now();
@@ -543,11 +545,13 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
     run_checked_until(start + f.at);
     if (!result.failures.empty()) break;
     accuracy.on_fault(f, sim.now());
+    crash_downing.on_fault(sim.now());
     switch (f.kind) {
       case Fault::Kind::crash:
       case Fault::Kind::lose:
         if (const Kernel* k = sim.kernel(f.nodes[0]); k != nullptr && !k->is_shut_down()) {
           accuracy.on_crash(f.nodes[0], k->self(), sim.now());
+          if (f.kind == Fault::Kind::crash) crash_downing.on_crash(f.nodes[0], k->self(), sim.now());
         }
         if (f.kind == Fault::Kind::crash) {
           sim.crash(f.nodes[0]);
@@ -576,6 +580,7 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
   } else {
     sim.heal();
     accuracy.on_fault(Fault{Fault::Kind::heal, sim.now() - start, {}, {}, {}, {}, 0, 0}, sim.now());
+    crash_downing.on_fault(sim.now());
     const Instant heal_end = sim.now() + scenario.heal;
     bool healed = false;
     while (!healed && result.failures.empty() && sim.now() < heal_end) {

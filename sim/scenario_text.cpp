@@ -58,6 +58,8 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"convergence_off", "M4", "no single view"}, &Mutations::convergence_off},
     {{"proof_check_off", "W3", "bad_proof"}, &Mutations::proof_check_off},
     {{"down_keeps_asks", "S3", "saw its target down"}, &Mutations::down_keeps_asks},
+    {{"confirmation_off", "F1", "(T_down_closed)"}, &Mutations::confirmation_off},
+    {{"flap_guard_off", "M7", "unreachable"}, &Mutations::flap_guard_off},
 };
 
 // Mutations holds nothing but these flags: a new flag without a name fails here.

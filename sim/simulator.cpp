@@ -348,6 +348,14 @@ std::uint64_t Simulator::damaged_link_closes(std::size_t node, CloseReason reaso
   return it == damaged_closes_.end() ? 0 : it->second;
 }
 
+std::size_t Simulator::open_connections(std::size_t node) const {
+  std::size_t open = 0;
+  for (const auto& c : connections_) {
+    if (c != nullptr && c->open && (c->dialer == node || c->acceptor == node)) ++open;
+  }
+  return open;
+}
+
 bool Simulator::corrupted_unclosed(std::size_t node) const {
   for (const auto& c : connections_) {
     if (c != nullptr && c->open && c->corrupt_read && c->acceptor == node) return true;

@@ -133,6 +133,8 @@ class Simulator {
   std::uint64_t damaged_link_closes(std::size_t node, CloseReason reason) const;
   // A corrupted stream `node` has read from and still holds open.
   bool corrupted_unclosed(std::size_t node) const;
+  // Open connections the node dialed or accepted (for cost reports).
+  std::size_t open_connections(std::size_t node) const;
 
   // A peer that is no node dials `node` and sends `bytes`, handled now. If
   // `answer` is given and the link is still open, it is called with what the

@@ -93,6 +93,9 @@ TEST(Config, EachInvalidFieldIsNamed) {
       {"probe_timeout", [](Config& c) { c.probe_timeout = Duration::zero(); }},
       {"self_pause_threshold", [](Config& c) { c.self_pause_threshold = Duration::milliseconds(200); }},
       {"down_after_unreachable", [](Config& c) { c.down_after_unreachable = Duration::zero(); }},
+      {"down_after_confirmed", [](Config& c) { c.down_after_confirmed = Duration::zero(); }},
+      // Cross-field: confirmations may only shorten the wait.
+      {"down_after_confirmed", [](Config& c) { c.down_after_confirmed = c.down_after_unreachable * 2; }},
       {"remove_after_down", [](Config& c) { c.remove_after_down = Duration::seconds(-2); }},
       {"tombstone_ttl", [](Config& c) { c.tombstone_ttl = c.remove_after_down; }},
       {"max_incarnation_jump", [](Config& c) { c.max_incarnation_jump = 0; }},

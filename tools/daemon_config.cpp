@@ -128,6 +128,7 @@ const std::vector<Entry>& entries() {
       {{"probe_timeout", kDuration}, duration(&Config::probe_timeout)},
       {{"self_pause_threshold", kDuration}, duration(&Config::self_pause_threshold)},
       {{"down_after_unreachable", kDuration}, duration(&Config::down_after_unreachable)},
+      {{"down_after_confirmed", kDuration}, duration(&Config::down_after_confirmed)},
       {{"remove_after_down", kDuration}, duration(&Config::remove_after_down)},
       {{"tombstone_ttl", kDuration}, duration(&Config::tombstone_ttl)},
       {{"on_downed", "rejoin or shut_down"},
