@@ -10,7 +10,10 @@
 //       [--ask-samples S] [--ask-warmup W] [--asks M] [--max-seconds T]
 //       runs every workload against it and prints one JSON object.
 //
-// --threads 0 keeps CAF's own default scheduler size (max(cores, 4) workers).
+// --threads 0 keeps CAF's own default scheduler size (max(cores, 4) workers);
+// --policy sharing swaps CAF's default work-stealing scheduler (an idle
+// worker polls 100 times, then 500 times 50 us apart, then waits on a
+// condition variable) for its shared queue (idle workers wait at once).
 //
 // Tell: the client sends tell messages with a 64 B, 1 KB or 16 KB string
 // body; the clock stops when the reply to a request sent after the last tell
@@ -74,6 +77,7 @@ struct Options {
   bool server = false;
   std::uint16_t port = 0;
   std::size_t threads = 0;
+  std::string policy;  // empty: CAF's default (stealing)
   std::vector<std::uint64_t> tell_counts{1'000'000, 500'000, 100'000};
   std::uint64_t ask_samples = 100'000;
   std::uint64_t ask_warmup = 10'000;
@@ -113,6 +117,9 @@ Options parse(int argc, char** argv) {
     const std::string value = argv[++i];
     if (flag == "--port") {
       o.port = static_cast<std::uint16_t>(std::stoul(value));
+    } else if (flag == "--policy") {
+      if (value != "stealing" && value != "sharing") usage("--policy is stealing or sharing");
+      o.policy = value;
     } else if (flag == "--threads") {
       o.threads = std::stoul(value);
     } else if (flag == "--tell-counts") {
@@ -273,7 +280,8 @@ int run_client(caf::actor_system& sys, const Options& o) {
     return 1;
   }
   std::string json = "{\"peer\":\"caf\",\"version\":\"" + std::to_string(CAF_VERSION) + "\",\"threads\":" +
-                     std::to_string(o.threads) + ",\"tell\":{";
+                     std::to_string(o.threads) + ",\"policy\":\"" + (o.policy.empty() ? "default" : o.policy) +
+                     "\",\"tell\":{";
   const std::size_t sizes[] = {64, 1024, 16384};
   for (int i = 0; i < 3; ++i) {
     const TellResult r = tell_run(sys, *server, sizes[i], o.tell_counts[static_cast<std::size_t>(i)], o.max_seconds);
@@ -328,6 +336,7 @@ int main(int argc, char** argv) {
   caf::actor_system_config cfg;
   cfg.load<caf::io::middleman>();
   if (o.threads != 0) cfg.set("scheduler.max-threads", o.threads);
+  if (!o.policy.empty()) cfg.set("scheduler.policy", caf::atom_from_string(o.policy));
   caf::actor_system sys{cfg};
   return o.server ? run_server(sys, o) : run_client(sys, o);
 }

@@ -114,14 +114,15 @@ def run(args, timeout, **kw):
 
 def caf_once(kids, a):
     p = a.sizes
-    server = kids.start([a.caf, "server", "--threads", str(a.caf_threads)], stdin=subprocess.PIPE,
+    policy = ["--policy", a.caf_policy] if a.caf_policy else []
+    server = kids.start([a.caf, "server", "--threads", str(a.caf_threads), *policy], stdin=subprocess.PIPE,
                         stdout=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()
         if not line.startswith("port "):
             raise RuntimeError(f"weft_peer_caf server said {line!r}")
         port = line.split()[1]
-        r = run([a.caf, "client", "--port", port, "--threads", str(a.caf_threads),
+        r = run([a.caf, "client", "--port", port, "--threads", str(a.caf_threads), *policy,
                  "--tell-counts", ",".join(str(n) for n in p["tell"]), "--ask-samples", str(p["ask_samples"]),
                  "--ask-warmup", str(p["ask_warmup"]), "--asks", str(p["asks"]), "--max-seconds", str(p["max_s"])],
                 timeout=8 * p["max_s"] + 60)
@@ -378,6 +379,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--caf", help="weft_peer_caf binary")
     ap.add_argument("--caf-threads", type=int, default=0, help="CAF scheduler threads (0: CAF's default)")
+    ap.add_argument("--caf-policy", choices=("stealing", "sharing"), help="CAF scheduler (default: CAF's own)")
     ap.add_argument("--weftd")
     ap.add_argument("--weft-io-bench")
     ap.add_argument("--runs", type=int, default=3)
