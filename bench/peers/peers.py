@@ -35,6 +35,7 @@ import http.client
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -118,7 +119,8 @@ def caf_once(kids, a):
     server = kids.start([a.caf, "server", "--threads", str(a.caf_threads), *policy], stdin=subprocess.PIPE,
                         stdout=subprocess.PIPE, text=True)
     try:
-        line = server.stdout.readline()
+        ready, _, _ = select.select([server.stdout], [], [], 15)
+        line = server.stdout.readline() if ready else "(nothing within 15 s)"
         if not line.startswith("port "):
             raise RuntimeError(f"weft_peer_caf server said {line!r}")
         port = line.split()[1]
