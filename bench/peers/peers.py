@@ -254,6 +254,13 @@ def nginx_once(kids, a, tmp):
             log(f"nginx + wrk, {k} connections: {rates[str(k)]:.0f} req/s")
         log(f"nginx + wrk, 1 connection: p50 {rtt['p50']} us over {rtt['requests']} requests")
         ask = {"samples": rtt["requests"], **{q: float(rtt[q]) for q in ("mean", "p50", "p90", "p99", "p99.9", "max")}}
+        # One connection runs its requests back to back, so the run time
+        # over the count is their mean round trip exactly. wrk's histogram
+        # has disagreed with it here (its mean several times larger, more
+        # requests above 2 ms than the run had time for), so both are kept
+        # and report.py flags the percentiles when they disagree.
+        ask["wrk_mean"] = ask["mean"]
+        ask["mean"] = rtt["duration_us"] / rtt["requests"]
         return {"peer": "nginx", "version": nginx_version(), "ask_rtt_us": ask, "asks_per_s": rates}
     finally:
         kids.stop(server)
@@ -346,7 +353,10 @@ def weft_interim(kids, a, tmp):
             host, port = c.nodes[0].admin.split(":")
             conn = http.client.HTTPConnection(host, int(port), timeout=5)
             target = f"{c.nodes[1].address}/echo"
-            deadline = time.monotonic() + a.sizes["max_s"]
+            # The admin endpoint takes tens of ms per HTTP request here
+            # (none of it inside the timed round trip), hence a deadline
+            # of its own.
+            deadline = time.monotonic() + a.sizes["weft_s"]
             for i in range(a.sizes["weft_warmup"] + a.sizes["weft_asks"]):
                 if time.monotonic() > deadline:
                     break
@@ -371,10 +381,10 @@ def weft_interim(kids, a, tmp):
 
 FULL = {"tell": (1_000_000, 500_000, 100_000), "ask_samples": 100_000, "ask_warmup": 10_000, "asks": 50_000,
         "max_s": 30, "wrk_rtt_s": 10, "wrk_rate_s": 5, "redis_rtt_n": 100_000, "redis_rate_n": 200_000,
-        "redis_pipe_n": 2_000_000, "weft_asks": 2_000, "weft_warmup": 200}
+        "redis_pipe_n": 2_000_000, "weft_asks": 1_000, "weft_warmup": 100, "weft_s": 90}
 QUICK = {"tell": (100_000, 50_000, 10_000), "ask_samples": 10_000, "ask_warmup": 1_000, "asks": 5_000,
          "max_s": 10, "wrk_rtt_s": 2, "wrk_rate_s": 1, "redis_rtt_n": 10_000, "redis_rate_n": 20_000,
-         "redis_pipe_n": 200_000, "weft_asks": 300, "weft_warmup": 50}
+         "redis_pipe_n": 200_000, "weft_asks": 200, "weft_warmup": 20, "weft_s": 20}
 
 
 def main():

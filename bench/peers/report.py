@@ -155,6 +155,8 @@ class Report:
                 c = cell(values(self.runs(name), "ask_rtt_us", q), micros)
                 if name.startswith("redis") and q in ("p90", "p99.9") and c != "n/a":
                     c = "≤ " + c
+                if name == "nginx" and q not in ("mean", "p50") and c != "n/a" and self.wrk_disagrees():
+                    c += " †"
                 row.append(c)
             out.append("| " + " | ".join(row) + " |")
         w = dig(self.weft, "ask_rtt_us", "p50") if self.weft else None
@@ -169,7 +171,18 @@ class Report:
                 "reply 100 B) and SET (request 100 B, reply +OK); ≤: redis-benchmark lists percentiles at halving "
                 "steps (50, 75, 87.5, 93.75 ...), so p90 and p99.9 are the next listed one, an upper bound. "
                 "Above 1 in the last row: weft is faster._"]
+        if self.wrk_disagrees():
+            means = ", ".join(f"{r['ask_rtt_us']['wrk_mean']:.0f}" for r in self.runs("nginx"))
+            out += ["", "_nginx's mean is the run time over the requests (one connection: exact). †: wrk's own "
+                    f"histogram, whose mean ({means} µs by run) is well above that, so it holds more slow requests "
+                    "than the run had time for; its tail percentiles are shown as wrk reports them but overstate._"]
         return out
+
+    def wrk_disagrees(self):
+        """wrk's histogram mean far above the run's own mean (run time over
+        requests, exact for one connection) in any run."""
+        return any(dig(r, "ask_rtt_us", "wrk_mean") and r["ask_rtt_us"]["wrk_mean"] > 1.5 * r["ask_rtt_us"]["mean"]
+                   for r in self.runs("nginx"))
 
     def rate_table(self):
         peers = self.ask_peers()
