@@ -151,8 +151,9 @@ def erlang_once(kids, a, tmp):
         wait_port(epmd_port)
         cookie = f"weftbench{os.getpid()}"
         common = ["-noshell", "-setcookie", cookie, "-pa", beams]
-        server = kids.start(["erl", "-name", "b@127.0.0.1", *common, "-run", "weft_peer_bench", "server"],
-                            env=env, stdout=open(os.path.join(tmp, "erl_b.log"), "w"), stderr=subprocess.STDOUT)
+        with open(os.path.join(tmp, "erl_b.log"), "w") as server_log:
+            server = kids.start(["erl", "-name", "b@127.0.0.1", *common, "-run", "weft_peer_bench", "server"],
+                                env=env, stdout=server_log, stderr=subprocess.STDOUT)
         out = os.path.join(tmp, "erlang.json")
         if os.path.exists(out):
             os.remove(out)
