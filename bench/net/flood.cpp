@@ -48,11 +48,14 @@ void WeftFlood::pump() {
   posted_ = false;
   Kernel& kernel = pair_.a->kernel();
   const Instant now = pair_.a->now();
+  const std::int64_t start = now_ns();
   while (sent_ < target_ && sent_ - pair_.sink->handled < window_) {
     const SendResult result = kernel.tell(now, pair_.sink_ref, 1, body_);
     if (result != SendResult::sent) fail(std::string("tell refused: ") + std::string(to_string(result)));
     ++sent_;
   }
+  tell_ns_ += now_ns() - start;
+  ++pumps_;
   pair_.a->drain();
 }
 
@@ -148,6 +151,7 @@ asio::awaitable<void> RawFlood::read(std::uint64_t count) {
 double RawFlood::run(std::uint64_t count, double limit_seconds) {
   const std::uint64_t first = received_;
   const Deadline deadline(limit_seconds);
+  io_.restart();
   const std::int64_t start = now_ns();
   asio::co_spawn(io_, read(count), asio::detached);
   asio::co_spawn(io_, write(count), asio::detached);
@@ -162,6 +166,7 @@ double RawFlood::run(std::uint64_t count, double limit_seconds) {
 }
 
 std::uint64_t RawFlood::run_for(double seconds) {
+  io_.restart();  // an io_context that ran out of work stays stopped until restarted
   asio::co_spawn(io_, read(UINT64_MAX / 2), asio::detached);
   asio::co_spawn(io_, write(UINT64_MAX / 2), asio::detached);
   const std::uint64_t before = received_;

@@ -35,6 +35,10 @@ class WeftFlood {
   std::uint64_t handled() const { return pair_.sink->handled; }
   std::uint64_t window() const { return window_; }
   std::size_t frame_bytes() const { return frame_bytes_; }
+  // For the stage breakdown: pumps run, and the time spent in Kernel::tell
+  // (read once per pump, not per tell).
+  std::uint64_t pumps() const { return pumps_; }
+  std::int64_t tell_ns() const { return tell_ns_; }
 
  private:
   void pump();
@@ -48,6 +52,8 @@ class WeftFlood {
   std::uint64_t target_ = 0;  // stop telling at this many sent, and stop the io_context when handled
   bool posted_ = false;
   std::int64_t end_ns_ = 0;
+  std::uint64_t pumps_ = 0;
+  std::int64_t tell_ns_ = 0;
 };
 
 class RawFlood {
