@@ -10,6 +10,7 @@
 
 #include <asio/experimental/as_tuple.hpp>
 
+#include "bench/alloc_counter.hpp"
 #include "bench/net/common.hpp"
 #include "bench/net/flood.hpp"
 #include "kernel/wire/envelope.hpp"
@@ -241,6 +242,7 @@ void latency_runs(Asks& asks, const Options& options, Latency& into, const std::
 struct Results {
   Latency weft_one, raw_one, weft_two, raw_two;
   std::vector<std::vector<double>> weft_rate{std::size(kWindows)}, raw_rate{std::size(kWindows)};
+  std::vector<std::vector<double>> weft_allocs{std::size(kWindows)};  // per ask, both nodes and the driver
 };
 
 void one_thread(const Options& options, Results& results) {
@@ -250,18 +252,23 @@ void one_thread(const Options& options, Results& results) {
   pair.wait_until_up(10);
   WeftAsks weft(pair);
   RawAsks raw(io, io);
-  latency_runs(weft, options, results.weft_one, "weft, one thread");
-  latency_runs(raw, options, results.raw_one, "raw, one thread");
+  if (options.only_window == 0) {
+    latency_runs(weft, options, results.weft_one, "weft, one thread");
+    latency_runs(raw, options, results.raw_one, "raw, one thread");
+  }
   const double seconds = options.quick ? 0.1 : 1.0;
   for (std::size_t w = 0; w < std::size(kWindows); ++w) {
     const std::uint32_t window = kWindows[w];
+    if (options.only_window != 0 && options.only_window != window) continue;
     const std::uint64_t pilot = 5'000;
     const auto weft_count = count_for(static_cast<double>(pilot) / weft.run(pilot, window, nullptr, 60), seconds,
                                       pilot, 20'000'000);
     const auto raw_count = count_for(static_cast<double>(pilot) / raw.run(pilot, window, nullptr, 60), seconds,
                                      pilot, 50'000'000);
     for (int r = 0; r < options.runs; ++r) {
+      const std::uint64_t allocs = allocations();
       results.weft_rate[w].push_back(static_cast<double>(weft_count) / weft.run(weft_count, window, nullptr, 120));
+      results.weft_allocs[w].push_back(static_cast<double>(allocations() - allocs) / static_cast<double>(weft_count));
       results.raw_rate[w].push_back(static_cast<double>(raw_count) / raw.run(raw_count, window, nullptr, 120));
     }
     progress("asks in flight " + std::to_string(window) + ": weft " + fmt_rate(median(results.weft_rate[w])) +
@@ -335,6 +342,15 @@ void run_ask(const Options& options) {
   pin_thread(options.cpu);
   Results results;
   one_thread(options, results);
+  if (options.only_window != 0) {
+    for (std::size_t w = 0; w < std::size(kWindows); ++w) {
+      if (kWindows[w] == options.only_window) {
+        progress("weft " + fmt_rate(median(results.weft_rate[w])) + " asks/s, raw " +
+                 fmt_rate(median(results.raw_rate[w])) + " asks/s");
+      }
+    }
+    return;
+  }
   two_threads(options, results);
 
   Table latency("Ask round trip, one in flight, 100 B, real loopback TCP (harness 3)",
@@ -363,13 +379,14 @@ void run_ask(const Options& options) {
   latency.write_json(options.json_dir, "ask_latency");
 
   Table rate("Asks in flight, 100 B, one thread (harness 3)",
-             {"in flight", "weft asks/s", "raw TCP asks/s", "weft / raw", "goal"});
+             {"in flight", "weft asks/s", "raw TCP asks/s", "weft / raw", "goal", "weft allocs/ask"});
   for (std::size_t w = 0; w < std::size(kWindows); ++w) {
     const double weft = median(results.weft_rate[w]);
     const double raw = median(results.raw_rate[w]);
     std::string goal;
     if (kWindows[w] == 64) goal = std::string(">= 1 M asks/s: ") + (weft >= 1e6 ? "met" : "missed");
-    rate.row({std::to_string(kWindows[w]), fmt_rate(weft), fmt_rate(raw), fmt_ratio(weft / raw), goal});
+    rate.row({std::to_string(kWindows[w]), fmt_rate(weft), fmt_rate(raw), fmt_ratio(weft / raw), goal,
+              fmt_fixed(median(results.weft_allocs[w]), 2)});
   }
   rate.note("median of " + std::to_string(options.runs) + " runs of about " + (options.quick ? "0.1" : "1") +
             " s each; raw keeps the same number of ask frames in flight, the server answering per read in one " +

@@ -32,6 +32,8 @@ struct Options {
   double soak_interval_seconds = 10;
   std::string json_dir;     // where each harness writes its rows as JSON ("" = nowhere)
   std::string self_exe;     // for the scaling harness's children
+  std::size_t only_payload = 0;  // tell, stages: just this payload (0 = all)
+  std::uint32_t only_window = 0;  // ask: just this many in flight, no latency runs (0 = all)
 };
 
 // Monotonic nanoseconds (CLOCK_MONOTONIC: comparable across processes).

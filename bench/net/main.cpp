@@ -21,6 +21,8 @@ using namespace weft::bench::net;
 
 int usage() {
   std::cerr << "usage: weft_bench_net tell|ask|scaling|stages|all [--quick] [--runs N] [--cpu C] [--json DIR]\n"
+               "         [--payload 64|1024|16384]   tell, stages: one payload (for profiling)\n"
+               "         [--in-flight 1|4|16|64]     ask: one in-flight row, no latency runs (for profiling)\n"
                "       weft_bench_net soak --seconds S [--interval I] [--cpu C] [--json DIR]\n"
                "       weft_bench_net smoke [--json DIR]\n";
   return 2;
@@ -70,6 +72,10 @@ int main(int argc, char** argv) {
         options.runs = std::stoi(value());
       } else if (arg == "--cpu") {
         options.cpu = std::stoi(value());
+      } else if (arg == "--payload") {
+        options.only_payload = static_cast<std::size_t>(std::stoul(value()));
+      } else if (arg == "--in-flight") {
+        options.only_window = static_cast<std::uint32_t>(std::stoul(value()));
       } else if (arg == "--json") {
         options.json_dir = value();
       } else if (arg == "--seconds") {

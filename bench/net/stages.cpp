@@ -346,11 +346,13 @@ void run_stages(const Options& options) {
   pin_thread(options.cpu);
   std::vector<Column> cols;
   for (const std::size_t p : kPayloads) {
+    if (options.only_payload != 0 && options.only_payload != p) continue;
     cols.push_back(measure(options, p));
     progress("stages " + std::to_string(p) + " B: measured " + fmt_fixed(cols.back().flow.weft_ns, 0) + " ns/msg");
   }
   Table table("Hot path, one remote tell priced stage by stage, ns per message (harness 6)",
               {"stage", "64 B", "1 KB", "16 KB"});
+  if (cols.size() != std::size(kPayloads)) fail("stages: --payload must be 64, 1024 or 16384 to print a table");
   const auto row = [&](const std::string& name, auto&& value, int decimals = 0) {
     std::vector<std::string> cells{name};
     for (const Column& c : cols) cells.push_back(fmt_fixed(value(c), decimals));

@@ -7,6 +7,7 @@
 // raw, so drift on a shared machine hits both.
 #include <algorithm>
 
+#include "bench/alloc_counter.hpp"
 #include "bench/net/common.hpp"
 #include "bench/net/flood.hpp"
 
@@ -23,6 +24,7 @@ constexpr Goal kGoals[] = {{64, "64 B", 0.25}, {1024, "1 KB", 0.60}, {16384, "16
 struct Result {
   std::vector<double> weft_rate;
   std::vector<double> raw_rate;
+  std::vector<double> allocs;  // per weft message, both nodes and the driver
   std::size_t weft_frame = 0;
   std::uint64_t weft_count = 0;
   std::uint64_t raw_count = 0;
@@ -47,7 +49,9 @@ Result measure(const Options& options, std::size_t payload) {
   result.weft_count = count_for(weft_pilot, seconds, pilot, 50'000'000);
   result.raw_count = count_for(raw_pilot, seconds, pilot, 200'000'000);
   for (int r = 0; r < options.runs; ++r) {
+    const std::uint64_t allocs = allocations();
     result.weft_rate.push_back(static_cast<double>(result.weft_count) / weft.run(result.weft_count, 60));
+    result.allocs.push_back(static_cast<double>(allocations() - allocs) / static_cast<double>(result.weft_count));
     result.raw_rate.push_back(static_cast<double>(result.raw_count) / raw.run(result.raw_count, 60));
     progress("tell " + std::to_string(payload) + " B run " + std::to_string(r + 1) + ": weft " +
              fmt_rate(result.weft_rate.back()) + " msg/s, raw " + fmt_rate(result.raw_rate.back()) + " msg/s");
@@ -66,8 +70,9 @@ void run_tell(const Options& options) {
   pin_thread(options.cpu);
   Table table("Tell throughput per core, real loopback TCP (harness 2)",
               {"payload", "weft msg/s", "weft MB/s", "raw TCP msg/s", "raw MB/s", "weft / raw", "goal", "",
-               "weft range", "raw range"});
+               "weft range", "raw range", "weft allocs/msg"});
   for (const Goal& goal : kGoals) {
+    if (options.only_payload != 0 && options.only_payload != goal.payload) continue;
     const Result r = measure(options, goal.payload);
     const double weft = median(r.weft_rate);
     const double raw = median(r.raw_rate);
@@ -75,7 +80,7 @@ void run_tell(const Options& options) {
     const double mb = static_cast<double>(goal.payload) / 1e6;
     table.row({goal.label, fmt_rate(weft), fmt_fixed(weft * mb, 0), fmt_rate(raw), fmt_fixed(raw * mb, 0),
                fmt_ratio(ratio), ">= " + fmt_ratio(goal.ratio), ratio >= goal.ratio ? "met" : "missed",
-               range(r.weft_rate), range(r.raw_rate)});
+               range(r.weft_rate), range(r.raw_rate), fmt_fixed(median(r.allocs), 4)});
     if (goal.payload == 64) {
       table.note("frame " + std::to_string(r.weft_frame) + " B for a 64 B body; window " +
                  std::to_string(r.window) + " told-but-unhandled messages");
