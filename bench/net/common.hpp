@@ -94,6 +94,10 @@ struct NodePair {
   // that node's thread.
   std::vector<Event> unexpected;
   std::vector<Event> unexpected_b;
+  // "timer fired late" warnings: expected while a harness parks the nodes
+  // (a raw baseline runs on its own io_context), so counted, not printed.
+  std::uint64_t late_timers = 0;
+  std::uint64_t late_timers_b = 0;  // b's, written on b's thread
   std::function<void(const Event&)> on_event_a;  // every event of a, after the checks
   std::function<void(const Event&)> on_event_b;
 

@@ -2,7 +2,8 @@
 // (each one pair on one io_context on one thread, process i pinned to CPU
 // i), all released at once, each flooding 64 B tells for a fixed time;
 // aggregate msg/s and scaling efficiency for K = 1 and 2. Beside it, the
-// same for K processes each running the raw-TCP flood of harness 2: how
+// same for K processes each running the raw-TCP flood of harness 2, and for
+// K processes hashing a buffer that fits in L1 (no memory, no kernel): how
 // well this machine itself scales, which bounds what weft can.
 //
 // Children are this binary re-run as `scaling-child`: they report "ready"
@@ -134,11 +135,22 @@ int run_scaling_child(int argc, char** argv) {
       (void)flood.run(50'000, 30);  // warm
       ready_then_go();
       count = flood.run_for(seconds);
-    } else {
+    } else if (mode == "raw") {
       RawFlood flood(kPayload);
       (void)flood.run(500'000, 30);
       ready_then_go();
       count = flood.run_for(seconds);
+    } else {
+      // The control: CPU only. FNV-1a over 4 KiB, counted in passes.
+      std::vector<std::uint8_t> buffer(4096, 0x5a);
+      ready_then_go();
+      const std::int64_t end = now_ns() + static_cast<std::int64_t>(seconds * 1e9);
+      std::uint64_t h = 0xcbf29ce484222325ULL;
+      while (now_ns() < end) {
+        for (const std::uint8_t b : buffer) h = (h ^ b) * 0x100000001b3ULL;
+        ++count;
+      }
+      asm volatile("" : : "r"(h));
     }
     std::cout << "count " << count << "\ndone\n" << std::flush;
     return 0;
@@ -151,11 +163,13 @@ int run_scaling_child(int argc, char** argv) {
 void run_scaling(const Options& options) {
   const double seconds = options.quick ? 0.5 : 2.0;
   const int max_k = std::min(2, cpu_count());
-  std::vector<std::vector<double>> weft(static_cast<std::size_t>(max_k) + 1), raw(static_cast<std::size_t>(max_k) + 1);
+  std::vector<std::vector<double>> weft(static_cast<std::size_t>(max_k) + 1), raw(static_cast<std::size_t>(max_k) + 1),
+      cpu(static_cast<std::size_t>(max_k) + 1);
   for (int r = 0; r < options.runs; ++r) {
     for (int k = 1; k <= max_k; ++k) {
       weft[static_cast<std::size_t>(k)].push_back(trial(options, "weft", k, seconds));
       raw[static_cast<std::size_t>(k)].push_back(trial(options, "raw", k, seconds));
+      cpu[static_cast<std::size_t>(k)].push_back(trial(options, "cpu", k, seconds));
       progress("scaling run " + std::to_string(r + 1) + " K=" + std::to_string(k) + ": weft " +
                fmt_rate(weft[static_cast<std::size_t>(k)].back()) + " msg/s, raw " +
                fmt_rate(raw[static_cast<std::size_t>(k)].back()) + " msg/s");
@@ -163,22 +177,25 @@ void run_scaling(const Options& options) {
   }
   Table table("Whole machine: K node pairs as K processes, 64 B tells (harness 5)",
               {"K", "weft aggregate msg/s", "weft speedup", "weft efficiency", "raw TCP aggregate msg/s",
-               "raw speedup", "raw efficiency", "weft / raw", "goal"});
+               "raw speedup", "raw efficiency", "weft / raw", "CPU-only control speedup", "goal"});
   const double weft1 = median(weft[1]);
   const double raw1 = median(raw[1]);
+  const double cpu1 = median(cpu[1]);
   for (int k = 1; k <= max_k; ++k) {
     const double w = median(weft[static_cast<std::size_t>(k)]);
     const double rw = median(raw[static_cast<std::size_t>(k)]);
     std::string goal;
     if (k == 2) goal = std::string(">= 1.8x K=1: ") + (w / weft1 >= 1.8 ? "met" : "missed");
     table.row({std::to_string(k), fmt_rate(w), fmt_ratio(w / weft1), fmt_fixed(100 * w / weft1 / k, 0) + " %",
-               fmt_rate(rw), fmt_ratio(rw / raw1), fmt_fixed(100 * rw / raw1 / k, 0) + " %", fmt_ratio(w / rw), goal});
+               fmt_rate(rw), fmt_ratio(rw / raw1), fmt_fixed(100 * rw / raw1 / k, 0) + " %", fmt_ratio(w / rw),
+               fmt_ratio(median(cpu[static_cast<std::size_t>(k)]) / cpu1), goal});
   }
   table.note("median of " + std::to_string(options.runs) + " trials; a trial releases K processes at once, each " +
              "pinned to its own CPU and flooding for " + fmt_fixed(seconds, 1) +
              " s (weft: its own pair of nodes as in harness 2; raw: its own socket pair as harness 2's baseline); " +
              "aggregate = messages handled by all K in that time / the time; speedup = aggregate / K=1's; " +
-             "efficiency = speedup / K; " + std::to_string(cpu_count()) + " CPUs, so K stops at " +
+             "efficiency = speedup / K; the CPU-only control is K processes hashing 4 KiB in L1 (FNV-1a), no " +
+             "socket, no memory traffic: what K CPUs of this machine give at that moment; " + std::to_string(cpu_count()) + " CPUs, so K stops at " +
              std::to_string(max_k));
   table.print();
   table.write_json(options.json_dir, "scaling");

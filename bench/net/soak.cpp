@@ -62,6 +62,7 @@ struct Interval {
   std::uint64_t marks = 0;
   std::uint64_t probe_failures = 0;
   std::uint64_t unmonitored = 0;
+  std::uint64_t late_timers = 0;  // the driver's "timer fired > 100 ms late", both nodes
 };
 
 class Probe {
@@ -161,6 +162,7 @@ int run_soak(const Options& options) {
   probe.max_phi = 0;
   probe.unmonitored = 0;
   std::uint64_t failures = probe.failures;
+  std::uint64_t late0 = pair.late_timers + pair.late_timers_b;
   const std::uint64_t marks0 = suspicion_marks(pair.a->kernel()) + suspicion_marks(pair.b->kernel());
   for (int i = 1; i <= intervals; ++i) {
     const std::int64_t due = start + static_cast<std::int64_t>(i * interval * 1e9);
@@ -182,6 +184,8 @@ int run_soak(const Options& options) {
     row.marks = suspicion_marks(pair.a->kernel()) + suspicion_marks(pair.b->kernel()) - marks0;
     row.probe_failures = probe.failures - failures;
     row.unmonitored = probe.unmonitored;
+    row.late_timers = pair.late_timers + pair.late_timers_b - late0;
+    late0 = pair.late_timers + pair.late_timers_b;
     probe.unmonitored = 0;
     failures = probe.failures;
     rows.push_back(row);
@@ -190,7 +194,7 @@ int run_soak(const Options& options) {
              std::to_string(row.probe.samples) + " probes), RSS " + fmt_fixed(static_cast<double>(row.rss) / 1024, 1) +
              " MiB, member events " + std::to_string(row.member_events) + ", reachability events " +
              std::to_string(row.reachability_events) + ", max phi " + fmt_fixed(row.max_phi, 2) +
-             ", suspicion marks " + std::to_string(row.marks));
+             ", suspicion marks " + std::to_string(row.marks) + ", late timers " + std::to_string(row.late_timers));
   }
   if (!pair.unexpected.empty() || !pair.unexpected_b.empty()) fail("soak: dead letters during the flood");
 
@@ -216,12 +220,13 @@ int run_soak(const Options& options) {
 
   Table table("Soak: 1 KB tell flood with an ask probe, " + fmt_fixed(total, 0) + " s (harness 7)",
               {"t (s)", "msg/s", "vs median", "probe p50 us", "probe p99 us", "probes", "RSS MiB", "member ev",
-               "reach ev", "max phi", "suspicion marks"});
+               "reach ev", "max phi", "suspicion marks", "late timers"});
   for (const auto& r : rows) {
     table.row({fmt_fixed(r.seconds_end, 0), fmt_rate(r.rate), fmt_fixed(100 * (r.rate / median_rate - 1), 1) + " %",
                fmt_fixed(r.probe.p50, 1), fmt_fixed(r.probe.p99, 1), std::to_string(r.probe.samples),
                fmt_fixed(static_cast<double>(r.rss) / 1024, 1), std::to_string(r.member_events),
-               std::to_string(r.reachability_events), fmt_fixed(r.max_phi, 3), std::to_string(r.marks)});
+               std::to_string(r.reachability_events), fmt_fixed(r.max_phi, 3), std::to_string(r.marks),
+               std::to_string(r.late_timers)});
   }
   table.print();
   Table verdict("Soak criteria", {"criterion", "bound", "measured", "verdict"});
