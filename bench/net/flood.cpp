@@ -149,6 +149,7 @@ asio::awaitable<void> RawFlood::read(std::uint64_t count) {
 }
 
 double RawFlood::run(std::uint64_t count, double limit_seconds) {
+  if (streaming_) fail("raw flood: run() after run_for()");
   const std::uint64_t first = received_;
   const Deadline deadline(limit_seconds);
   io_.restart();
@@ -167,8 +168,13 @@ double RawFlood::run(std::uint64_t count, double limit_seconds) {
 
 std::uint64_t RawFlood::run_for(double seconds) {
   io_.restart();  // an io_context that ran out of work stays stopped until restarted
-  asio::co_spawn(io_, read(UINT64_MAX / 2), asio::detached);
-  asio::co_spawn(io_, write(UINT64_MAX / 2), asio::detached);
+  if (!streaming_) {
+    // One unbounded writer and reader, kept across calls: a call only
+    // runs the loop for a while (two readers on one socket would split it).
+    streaming_ = true;
+    asio::co_spawn(io_, read(UINT64_MAX / 2), asio::detached);
+    asio::co_spawn(io_, write(UINT64_MAX / 2), asio::detached);
+  }
   const std::uint64_t before = received_;
   io_.run_for(std::chrono::nanoseconds(static_cast<std::int64_t>(seconds * 1e9)));
   return received_ - before;

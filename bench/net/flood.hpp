@@ -61,6 +61,9 @@ class RawFlood {
   explicit RawFlood(std::size_t payload);
   ~RawFlood();
   double run(std::uint64_t count, double limit_seconds);
+  // Floods for `seconds`; frames received in that time. The flood stays
+  // set up between calls (paused while the loop is not run), so run() may
+  // not follow.
   std::uint64_t run_for(double seconds);
   std::size_t frame_bytes() const { return frame_.size(); }
 
@@ -80,6 +83,7 @@ class RawFlood {
   std::uint64_t target_ = 0;
   std::int64_t end_ns_ = 0;
   bool stop_ = false;
+  bool streaming_ = false;
 };
 
 // The socket options the driver sets (io/node.cpp), so the raw baselines
