@@ -202,8 +202,10 @@ int run_soak(const Options& options) {
                    control_seconds;
     // The timers the control held back fire late by design: let them, and
     // count late timers and messages afresh from here.
+    // (run_for, not poll: under a flood there is always another ready
+    // handler, and poll would never return.)
     io.restart();
-    io.poll();
+    io.run_for(std::chrono::milliseconds(2));
     late0 = pair.late_timers + pair.late_timers_b;
     handled = flood.handled();
     row.probe = percentiles(std::move(probe.samples));
