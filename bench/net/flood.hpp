@@ -25,6 +25,10 @@ std::vector<std::uint8_t> tell_frame(const ActorRef& target, std::size_t payload
 class WeftFlood {
  public:
   WeftFlood(NodePair& pair, std::size_t payload);
+  // The sink outlives the flood: it must stop calling back into it.
+  ~WeftFlood() { pair_.sink->on_tell = nullptr; }
+  WeftFlood(const WeftFlood&) = delete;
+  WeftFlood& operator=(const WeftFlood&) = delete;
   // Tells `count` messages; seconds from the first tell until the sink
   // handled the last. Fails past `limit_seconds`.
   double run(std::uint64_t count, double limit_seconds);

@@ -85,7 +85,7 @@ struct Interval {
 
 class Probe {
  public:
-  Probe(NodePair& pair) : pair_(pair), body_(100, 0x5a), timer_(pair.io_a) {}
+  explicit Probe(NodePair& pair) : pair_(pair), body_(100, 0x5a), timer_(pair.io_a) {}
   void start() { arm(); }
   void on_completed(const AskCompleted& done) {
     if (done.id != in_flight_id_) return;
