@@ -210,6 +210,7 @@ class Kernel {
   MemberTable accept_records(std::vector<Member>&& records);
   void emit_member_changes(const std::vector<Member>& before);
   void gossip_round();
+  void hasten_gossip();
   void heal_probe();
   void close_idle_links(bool joining);
   void send_gossip_state(const NodeAddress& peer);
@@ -278,6 +279,7 @@ class Kernel {
   std::vector<NodeAddress> sorted_seeds_;        // config_.seeds, sorted and unique
   NodeAddress link_sweep_cursor_;                // close_idle_links resumes after it
   Instant next_gossip_;
+  Instant last_gossip_;                          // when gossip_round last ran
   Instant next_join_attempt_;
   Instant next_heal_probe_;
   Instant next_heartbeat_;
