@@ -8,6 +8,9 @@
 
 #include <asio.hpp>
 
+#include <array>
+#include <cstdint>
+
 #include "bench/alloc_counter.hpp"
 #include "io/node.hpp"
 
@@ -77,9 +80,24 @@ void remote_tell_64B_over_loopback(benchmark::State& state) {
     for (int spins = 0; received < sent && spins < 500'000; ++spins) io.run_one_for(std::chrono::milliseconds(10));
   };
   for (int warm = 0; warm < 50; ++warm) batch();  // buffers grow to their steady size
+  // Socket operations completed and ticks run, both nodes, per batch: one
+  // write and a read or two per batch is the shape batching should give.
+  const auto io_counts = [&] {
+    const weft::io::DriverStats& a = n1->stats();
+    const weft::io::DriverStats& b = n2->stats();
+    return std::array<std::uint64_t, 4>{a.writes + b.writes, a.reads + b.reads, a.ticks + b.ticks,
+                                        a.posted_ticks + b.posted_ticks};
+  };
+  const auto before = io_counts();
   weft::bench::AllocationScope allocations(state);
   for (auto _ : state) batch();
   allocations.report(kBatch);
+  const auto after = io_counts();
+  const char* names[] = {"writes/batch", "reads/batch", "timer_ticks/batch", "posted_ticks/batch"};
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    state.counters[names[i]] =
+        benchmark::Counter(static_cast<double>(after[i] - before[i]), benchmark::Counter::kAvgIterations);
+  }
   if (received != sent) state.SkipWithError("messages lost");
   state.SetItemsProcessed(state.iterations() * kBatch);
   n1->stop();

@@ -8,13 +8,20 @@
 
 #include <asio/experimental/as_tuple.hpp>
 
+#include <algorithm>
+
 #include "io/clock.hpp"
+#include "io/handler_memory.hpp"
 #include "kernel/drain.hpp"
 
 namespace weft::io {
 namespace {
 
 constexpr auto kAsTuple = asio::experimental::as_tuple(asio::use_awaitable);
+// A link's read buffer starts at 64 KiB and doubles, up to the kernel's
+// largest write (max_write_bytes, 256 KiB by default), each time a read
+// fills it: an idle link keeps the small one, a link carrying batches reads
+// each in one call.
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
 
 // OpenSSL's reason inside an asio ssl error code (0 when it is not one).
@@ -90,6 +97,8 @@ struct Node::Link {
   bool handshake_over = false;
   bool handshake_timed_out = false;
   std::vector<std::uint8_t> buffer;  // reused for every read
+  HandlerMemory read_memory;         // the read in flight's operation
+  HandlerMemory write_memory;        // the write in flight's operation
   bool connected = false;
   bool closed = false;
   bool reported_down = false;
@@ -205,9 +214,31 @@ void Node::drain() {
 
 void Node::rearm() {
   const Instant next = kernel_.next_deadline();
-  if (next == armed_ || stopped_) return;
+  if (stopped_) return;
+  // Due already (typically messages left to dispatch): a posted tick runs
+  // behind the handlers that are ready, as the timer's would, without the
+  // two timer syscalls and the trip through epoll that arming it for now
+  // and then for later would cost on every batch. The timer stays armed
+  // for whatever it was.
+  if (next <= now()) {
+    post_tick();
+    return;
+  }
+  if (next == armed_) return;
   armed_ = next;
   timer_.expires_at(to_steady(next));  // cancels the wait in timer_loop, which waits again
+}
+
+void Node::post_tick() {
+  if (tick_posted_) return;
+  tick_posted_ = true;
+  asio::post(io_, asio::bind_allocator(HandlerAllocator<void>(tick_memory_), [this] {
+                tick_posted_ = false;
+                if (stopped_) return;
+                ++stats_.posted_ticks;
+                kernel_.handle_tick(now());
+                drain();
+              }));
 }
 
 asio::awaitable<void> Node::timer_loop() {
@@ -338,7 +369,8 @@ template <class Stream>
 asio::awaitable<void> Node::read_loop(LinkId id, std::shared_ptr<Link> link, Stream& stream) {
   link->buffer.resize(kReadBufferBytes);
   while (true) {
-    auto [ec, n] = co_await stream.async_read_some(asio::buffer(link->buffer), kAsTuple);
+    auto [ec, n] = co_await stream.async_read_some(
+        asio::buffer(link->buffer), asio::bind_allocator(HandlerAllocator<void>(link->read_memory), kAsTuple));
     if (link->closed || stopped_) co_return;
     if (ec) {
       link_down(id, cause_of(ec));
@@ -347,6 +379,10 @@ asio::awaitable<void> Node::read_loop(LinkId id, std::shared_ptr<Link> link, Str
     ++stats_.reads;
     stats_.bytes_read += n;
     kernel_.handle_bytes(now(), id, std::span<const std::uint8_t>(link->buffer.data(), n));
+    // The kernel keeps no view into the buffer past handle_bytes.
+    if (n == link->buffer.size() && n < options_.config.max_write_bytes) {
+      link->buffer.resize(std::min<std::size_t>(n * 2, options_.config.max_write_bytes));
+    }
     drain();
   }
 }
@@ -447,17 +483,18 @@ void Node::write(Stream& stream, const std::shared_ptr<Link>& link, LinkId id, s
   const std::size_t size = bytes.size();
   // The kernel keeps the bytes still until handle_sent: written in place.
   asio::async_write(stream, asio::buffer(bytes.data(), size),
-                    [this, link, id, size](const std::error_code& ec, std::size_t) {
-                      if (link->closed || stopped_) return;
-                      if (ec) {
-                        link_down(id, cause_of(ec));
-                        return;
-                      }
-                      ++stats_.writes;
-                      stats_.bytes_written += size;
-                      kernel_.handle_sent(now(), id);
-                      drain();
-                    });
+                    asio::bind_allocator(HandlerAllocator<void>(link->write_memory),
+                                         [this, link, id, size](const std::error_code& ec, std::size_t) {
+                                           if (link->closed || stopped_) return;
+                                           if (ec) {
+                                             link_down(id, cause_of(ec));
+                                             return;
+                                           }
+                                           ++stats_.writes;
+                                           stats_.bytes_written += size;
+                                           kernel_.handle_sent(now(), id);
+                                           drain();
+                                         }));
 }
 
 }  // namespace weft::io

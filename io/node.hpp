@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "io/handler_memory.hpp"
 #include "kernel/kernel.hpp"
 
 namespace weft::io {
@@ -80,7 +81,8 @@ struct DriverStats {
   std::uint64_t writes = 0;
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
-  std::uint64_t ticks = 0;
+  std::uint64_t ticks = 0;         // the timer fired
+  std::uint64_t posted_ticks = 0;  // work was due at once: a tick ran without the timer
   std::uint64_t tls_handshakes = 0;  // completed, either side
   std::array<std::uint64_t, kAllTlsFailures.size()> tls_handshake_failures{};
   // Tick lag, how late the timer fired: a histogram over these upper bounds
@@ -132,6 +134,7 @@ class Node {
   void on_transmit(const Transmit& transmit);
   void link_down(LinkId id, LinkDownCause cause);
   void rearm();
+  void post_tick();
   void set_socket_options(asio::ip::tcp::socket& socket);
 
   asio::io_context& io_;
@@ -148,6 +151,8 @@ class Node {
   DriverStats stats_;
   bool stopped_ = false;
   bool draining_ = false;
+  bool tick_posted_ = false;
+  HandlerMemory tick_memory_;  // the posted tick's operation
 };
 
 }  // namespace weft::io

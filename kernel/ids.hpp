@@ -53,11 +53,26 @@ struct MemberId {
 };
 
 struct ActorRef {
+  static constexpr std::uint32_t kNoSlot = UINT32_MAX;
+
   NodeAddress node;
   std::string name;
+  // Where the kernel that spawned the actor keeps it, so a tell through a
+  // ref from spawn() (or a behaviour's self()) finds its mailbox without a
+  // lookup by name. Only a hint: it is not part of the ref's identity
+  // (comparisons ignore it, the wire never carries it), and a kernel uses it
+  // only after checking that the actor in that slot has exactly this ref's
+  // address and name. So a ref edited after spawn, or one held across a
+  // restart or handed to another kernel, costs a lookup by name, never a
+  // wrong delivery; and since actors are never removed and names never
+  // reused, a slot that passes the check is the actor the name denotes.
+  std::uint32_t local_slot = kNoSlot;
 
-  friend auto operator<=>(const ActorRef&, const ActorRef&) = default;
-  friend bool operator==(const ActorRef&, const ActorRef&) = default;
+  friend std::strong_ordering operator<=>(const ActorRef& a, const ActorRef& b) {
+    if (const auto by_node = a.node <=> b.node; by_node != 0) return by_node;
+    return a.name <=> b.name;
+  }
+  friend bool operator==(const ActorRef& a, const ActorRef& b) { return a.node == b.node && a.name == b.name; }
 
   // "host:port/name"
   std::string to_string() const;

@@ -245,8 +245,12 @@ class Kernel {
   void forgive_own_pause();
 
   // kernel_actors.cpp: local delivery, remote sends, asks, dispatch
-  SendResult send_user(const wire::Envelope& envelope);
-  SendResult deliver_local(std::string_view actor, const Delivery& delivery);
+  // `slot_hint`: the target ref's local_slot, trusted only once checked.
+  SendResult send_user(const wire::Envelope& envelope, std::uint32_t slot_hint = ActorRef::kNoSlot);
+  SendResult deliver_local(std::string_view actor, const Delivery& delivery,
+                           std::uint32_t slot_hint = ActorRef::kNoSlot);
+  std::uint32_t spawned_slot(const ActorRef& target) const;
+  SendResult deliver_to(std::uint32_t actor, const Delivery& delivery);
   void on_envelope(const MemberId& peer, const wire::Envelope& envelope);
   void complete_ask(const PendingAsk& ask, AskOutcome outcome, std::uint32_t type_tag,
                     std::span<const std::uint8_t> body);
@@ -337,6 +341,7 @@ class Kernel {
     std::size_t operator()(std::string_view name) const;
   };
   std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> actor_index_;
+  std::uint32_t last_found_ = ActorRef::kNoSlot;  // the actor actor_index_ last gave
   std::deque<std::uint32_t> run_queue_;
   MailboxSlot dropped_;       // scratch: a message a full drop_oldest mailbox let go
   MailboxSlot dispatching_;   // the message being delivered; its buffer is reused

@@ -1,6 +1,8 @@
 // Actors and messaging: local short-circuit delivery, remote sends, asks and
 // their completions, and dispatch in bounded batches.
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "kernel/kernel.hpp"
@@ -15,6 +17,28 @@ ActorRefView view_of(const wire::ActorRefView& ref) {
 
 DeliveryKind delivery_kind(wire::MessageKind kind) {
   return kind == wire::MessageKind::ask ? DeliveryKind::ask : DeliveryKind::tell;
+}
+
+// Byte equality of two strings of `n` bytes without a call for the usual
+// lengths of names and hosts (4 to 16 bytes): two overlapping loads from
+// each end cover them, and each load stays inside the strings.
+template <std::size_t N>
+bool same_words(const char* a, const char* b, std::size_t n) {
+  using Word = std::conditional_t<N == 8, std::uint64_t, std::uint32_t>;
+  Word head_a, head_b, tail_a, tail_b;
+  std::memcpy(&head_a, a, N);
+  std::memcpy(&head_b, b, N);
+  std::memcpy(&tail_a, a + n - N, N);
+  std::memcpy(&tail_b, b + n - N, N);
+  return ((head_a ^ head_b) | (tail_a ^ tail_b)) == 0;
+}
+
+inline bool same_text(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n >= 8 && n <= 16) return same_words<8>(a.data(), b.data(), n);
+  if (n >= 4 && n < 8) return same_words<4>(a.data(), b.data(), n);
+  return a == b;
 }
 
 // The name external asks travel under: replies are routed by correlation id,
@@ -43,8 +67,14 @@ class Kernel::ActorContext final : public Context {
 
   SendResult tell(const ActorRef& target, std::uint32_t type_tag,
                   std::span<const std::uint8_t> body) override {
-    wire::Envelope envelope{wire::MessageKind::tell, wire::ActorRefView::of(target),
-                            wire::ActorRefView::of(self()), 0, type_tag, body};
+    const ActorRef& sender = self();
+    if (const std::uint32_t slot = kernel_.spawned_slot(target); slot != ActorRef::kNoSlot) {
+      return kernel_.deliver_to(slot, Delivery{DeliveryKind::tell, ActorRefView{sender.node.host, sender.node.port,
+                                                                                sender.name},
+                                               0, type_tag, body});
+    }
+    wire::Envelope envelope{wire::MessageKind::tell, wire::ActorRefView::of(target), wire::ActorRefView::of(sender),
+                            0, type_tag, body};
     return kernel_.send_user(envelope);
   }
 
@@ -78,7 +108,7 @@ ActorRef Kernel::spawn(Instant now, std::string name, std::unique_ptr<Behavior> 
   WEFT_ASSERT(actor_index_.find(name) == actor_index_.end());
   WEFT_ASSERT(behavior != nullptr);
   const auto index = static_cast<std::uint32_t>(actors_.size());
-  ActorRef ref{self_.address, name};
+  ActorRef ref{self_.address, name, index};
   const std::uint32_t capacity = config_.mutations.mailbox_unbounded ? UINT32_MAX : config_.mailbox_capacity;
   actors_.push_back(std::make_unique<Actor>(Actor{name, ref, std::move(behavior),
                                                   Mailbox(capacity, config_.mailbox_overflow), {}, false}));
@@ -89,6 +119,12 @@ ActorRef Kernel::spawn(Instant now, std::string name, std::unique_ptr<Behavior> 
 SendResult Kernel::tell(Instant now, const ActorRef& target, std::uint32_t type_tag,
                         std::span<const std::uint8_t> body) {
   advance(now);
+  if (const std::uint32_t slot = spawned_slot(target); slot != ActorRef::kNoSlot) {
+    // What send_user would do for this ref, less the envelope and the lookups.
+    const SendResult result = deliver_to(slot, Delivery{DeliveryKind::tell, {}, 0, type_tag, body});
+    sweep();
+    return result;
+  }
   wire::Envelope envelope{wire::MessageKind::tell, wire::ActorRefView::of(target), {}, 0, type_tag, body};
   const SendResult result = send_user(envelope);
   sweep();
@@ -114,7 +150,7 @@ AskId Kernel::start_ask(Asker asker, const wire::ActorRefView& sender, const Act
   }
   const AskId id = asks_.add(asker, target.node, now_ + timeout);
   wire::Envelope envelope{wire::MessageKind::ask, wire::ActorRefView::of(target), sender, id, type_tag, body};
-  const SendResult result = send_user(envelope);
+  const SendResult result = send_user(envelope, target.local_slot);
   if (result != SendResult::sent) {
     if (const auto pending = asks_.take(id)) {
       complete_ask(*pending,
@@ -130,7 +166,7 @@ void Kernel::dead_letter(DeadLetterReason reason, const ActorRef& target, std::u
   events_.push_back(DeadLetter{reason, target, type_tag});
 }
 
-SendResult Kernel::send_user(const wire::Envelope& envelope) {
+SendResult Kernel::send_user(const wire::Envelope& envelope, std::uint32_t slot_hint) {
   // A malformed ref is the caller's mistake, reported, never a crash.
   const wire::ActorRefView& t = envelope.target;
   if (t.name.empty() || t.name.size() > wire::kMaxActorNameBytes || t.node.host.empty() ||
@@ -150,7 +186,8 @@ SendResult Kernel::send_user(const wire::Envelope& envelope) {
     }
     return deliver_local(envelope.target.name,
                          Delivery{delivery_kind(envelope.kind), view_of(envelope.sender),
-                                  envelope.correlation_id, envelope.type_tag, envelope.body});
+                                  envelope.correlation_id, envelope.type_tag, envelope.body},
+                         slot_hint);
   }
   NodeAddress address = node.to_owned();
   const Member* member = members_.find(address);
@@ -188,14 +225,48 @@ SendResult Kernel::send_user(const wire::Envelope& envelope) {
   return SendResult::sent;
 }
 
-SendResult Kernel::deliver_local(std::string_view name, const Delivery& delivery) {
-  const auto found = actor_index_.find(name);
-  if (found == actor_index_.end()) {
-    dead_letter(DeadLetterReason::unknown_actor, ActorRef{self_.address, std::string(name)},
-                delivery.type_tag);
-    return SendResult::unknown_actor;
+// The actor a ref from spawn() names, if the ref still names it: the slot
+// spawn wrote into the ref holds an actor with the ref's very name and
+// address (ids.hpp, ActorRef::local_slot); kNoSlot otherwise.
+std::uint32_t Kernel::spawned_slot(const ActorRef& target) const {
+  const std::uint32_t slot = target.local_slot;
+  if (slot >= actors_.size()) return ActorRef::kNoSlot;
+  const ActorRef& own = actors_[slot]->ref;
+  if (own.node.port != target.node.port || !same_text(own.name, target.name) ||
+      !same_text(own.node.host, target.node.host)) {
+    return ActorRef::kNoSlot;
   }
-  Actor& actor = *actors_[found->second];
+  return slot;
+}
+
+// The target's address is this node's; only its name is left to resolve:
+// through the ref's slot, else the actor last found by name (messages come
+// in streams to one actor, and a name off the wire has no slot), else the
+// index.
+SendResult Kernel::deliver_local(std::string_view name, const Delivery& delivery, std::uint32_t slot_hint) {
+  const auto names = [&](std::uint32_t index) {
+    return index < actors_.size() && same_text(actors_[index]->name, name);
+  };
+  std::uint32_t index = slot_hint;
+  if (!names(index)) {
+    index = last_found_;
+    if (!names(index)) {
+      const auto found = actor_index_.find(name);
+      if (found == actor_index_.end()) {
+        dead_letter(DeadLetterReason::unknown_actor, ActorRef{self_.address, std::string(name)},
+                    delivery.type_tag);
+        return SendResult::unknown_actor;
+      }
+      index = found->second;
+      last_found_ = index;
+    }
+  }
+  return deliver_to(index, delivery);
+}
+
+SendResult Kernel::deliver_to(std::uint32_t index, const Delivery& delivery) {
+  WEFT_ASSERT(index < actors_.size());
+  Actor& actor = *actors_[index];
   switch (actor.mailbox.push(delivery, &dropped_)) {
     case PushResult::queued: break;
     case PushResult::rejected:
@@ -210,7 +281,7 @@ SendResult Kernel::deliver_local(std::string_view name, const Delivery& delivery
   counters_.mailbox_high_water = std::max<std::uint64_t>(counters_.mailbox_high_water, actor.mailbox.size());
   if (!actor.scheduled) {
     actor.scheduled = true;
-    run_queue_.push_back(found->second);
+    run_queue_.push_back(index);
   }
   return SendResult::sent;
 }

@@ -25,17 +25,15 @@ void copy_into(std::uint8_t* at, const void* from, std::size_t bytes) {
 }  // namespace
 
 void MailboxSlot::fill(const Delivery& message) {
-  kind_ = message.kind;
-  sender_port_ = message.sender.port;
-  host_bytes_ = static_cast<std::uint16_t>(message.sender.host.size());
-  name_bytes_ = static_cast<std::uint16_t>(message.sender.name.size());
-  type_tag_ = message.type_tag;
-  correlation_id_ = message.correlation_id;
-  reserve_for(data_, host_bytes_ + name_bytes_ + message.body.size());
+  const auto host_bytes = static_cast<std::uint16_t>(message.sender.host.size());
+  const auto name_bytes = static_cast<std::uint16_t>(message.sender.name.size());
+  header_ = Header{message.correlation_id, message.type_tag, message.sender.port, host_bytes, name_bytes,
+                   message.kind};
+  reserve_for(data_, std::size_t{host_bytes} + name_bytes + message.body.size());
   std::uint8_t* at = data_.data();
-  copy_into(at, message.sender.host.data(), host_bytes_);
-  copy_into(at + host_bytes_, message.sender.name.data(), name_bytes_);
-  copy_into(at + host_bytes_ + name_bytes_, message.body.data(), message.body.size());
+  copy_into(at, message.sender.host.data(), host_bytes);
+  copy_into(at + host_bytes, message.sender.name.data(), name_bytes);
+  copy_into(at + host_bytes + name_bytes, message.body.data(), message.body.size());
 }
 
 void MailboxSlot::fill_completion(DeliveryKind kind, std::uint64_t correlation_id,
@@ -45,11 +43,11 @@ void MailboxSlot::fill_completion(DeliveryKind kind, std::uint64_t correlation_i
 
 Delivery MailboxSlot::view() const {
   const auto* chars = reinterpret_cast<const char*>(data_.data());
-  const std::size_t sender_bytes = std::size_t{host_bytes_} + name_bytes_;
-  return Delivery{kind_,
-                  ActorRefView{std::string_view(chars, host_bytes_), sender_port_,
-                               std::string_view(chars + host_bytes_, name_bytes_)},
-                  correlation_id_, type_tag_,
+  const std::size_t sender_bytes = std::size_t{header_.host_bytes} + header_.name_bytes;
+  return Delivery{header_.kind,
+                  ActorRefView{std::string_view(chars, header_.host_bytes), header_.sender_port,
+                               std::string_view(chars + header_.host_bytes, header_.name_bytes)},
+                  header_.correlation_id, header_.type_tag,
                   std::span<const std::uint8_t>(data_.data() + sender_bytes, data_.size() - sender_bytes)};
 }
 
@@ -88,7 +86,7 @@ const MailboxSlot& Mailbox::front() const {
 
 void Mailbox::take(MailboxSlot& into) {
   WEFT_ASSERT(count_ > 0);
-  swap(into, slots_[head_]);
+  into.take_from(slots_[head_]);
   pop();
 }
 

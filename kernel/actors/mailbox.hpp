@@ -24,7 +24,8 @@ namespace weft {
 
 // One queued message, owning copies of everything the delivery views. The
 // sender's host and name and the body share one buffer, so a slot moves as
-// three pointers and refills without allocating once warm.
+// three pointers and refills without allocating once warm; the rest is one
+// small header, copied whole.
 class MailboxSlot {
  public:
   // Copies `message` in, reusing this slot's buffer.
@@ -33,26 +34,30 @@ class MailboxSlot {
   void fill_completion(DeliveryKind kind, std::uint64_t correlation_id, std::uint32_t type_tag,
                        std::span<const std::uint8_t> body);
   Delivery view() const;
-  DeliveryKind kind() const { return kind_; }
-  std::uint32_t type_tag() const { return type_tag_; }
+  DeliveryKind kind() const { return header_.kind; }
+  std::uint32_t type_tag() const { return header_.type_tag; }
 
   friend void swap(MailboxSlot& a, MailboxSlot& b) noexcept {
-    std::swap(a.kind_, b.kind_);
-    std::swap(a.sender_port_, b.sender_port_);
-    std::swap(a.host_bytes_, b.host_bytes_);
-    std::swap(a.name_bytes_, b.name_bytes_);
-    std::swap(a.type_tag_, b.type_tag_);
-    std::swap(a.correlation_id_, b.correlation_id_);
+    std::swap(a.header_, b.header_);
     a.data_.swap(b.data_);
+  }
+  // Takes `from`'s message and leaves it this slot's buffer to reuse (a
+  // swap that does not bother to hand the old header back).
+  void take_from(MailboxSlot& from) noexcept {
+    header_ = from.header_;
+    data_.swap(from.data_);
   }
 
  private:
-  DeliveryKind kind_ = DeliveryKind::tell;
-  std::uint16_t sender_port_ = 0;
-  std::uint16_t host_bytes_ = 0;
-  std::uint16_t name_bytes_ = 0;
-  std::uint32_t type_tag_ = 0;
-  std::uint64_t correlation_id_ = 0;
+  struct Header {
+    std::uint64_t correlation_id = 0;
+    std::uint32_t type_tag = 0;
+    std::uint16_t sender_port = 0;
+    std::uint16_t host_bytes = 0;
+    std::uint16_t name_bytes = 0;
+    DeliveryKind kind = DeliveryKind::tell;
+  };
+  Header header_;
   std::vector<std::uint8_t> data_;  // sender host, sender name, body
 };
 

@@ -2,14 +2,23 @@
 
 namespace weft::wire {
 
+namespace {
+
+// Which byte values are kinds, indexed by value: every frame's kind is
+// parsed twice (decode_message, then the kind's decoder), and a scan of
+// kAllMessageKinds cost a user frame a dozen compares each time.
+constexpr std::array<bool, 256> kKnownKinds = [] {
+  std::array<bool, 256> known{};
+  for (MessageKind kind : kAllMessageKinds) known[static_cast<std::uint8_t>(kind)] = true;
+  return known;
+}();
+
+}  // namespace
+
 WireError parse_kind(std::uint64_t value, MessageKind& kind) {
-  for (MessageKind known : kAllMessageKinds) {
-    if (static_cast<std::uint64_t>(known) == value) {
-      kind = known;
-      return WireError::none;
-    }
-  }
-  return WireError::unknown_kind;
+  if (value >= kKnownKinds.size() || !kKnownKinds[value]) return WireError::unknown_kind;
+  kind = static_cast<MessageKind>(value);
+  return WireError::none;
 }
 
 std::string_view to_string(MessageKind kind) {

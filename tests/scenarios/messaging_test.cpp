@@ -92,6 +92,41 @@ TEST(Messaging, LocalTellNeverTouchesTheWire) {
   EXPECT_EQ((*log)[0].sender, "");  // a tell from outside any actor
 }
 
+// Goal: the slot a ref from spawn carries is only a hint: a ref edited after
+// spawn, or used on another node whose slot holds another actor, reaches the
+// actor its address and name denote, or none.
+TEST(Messaging, ASpawnSlotIsOnlyAHint) {
+  Harness h = joined(2);
+  auto log_a = std::make_shared<std::vector<Received>>();
+  auto log_b = std::make_shared<std::vector<Received>>();
+  auto log_c = std::make_shared<std::vector<Received>>();
+  const ActorRef a = h.node(1).spawn(h.now(), "a", std::make_unique<Recorder>(log_a));
+  (void)h.node(1).spawn(h.now(), "b", std::make_unique<Recorder>(log_b));
+  const ActorRef c = h.node(2).spawn(h.now(), "c", std::make_unique<Recorder>(log_c));
+  ASSERT_EQ(a.local_slot, c.local_slot);  // the same slot on two nodes
+  EXPECT_EQ((ActorRef{a.node, a.name}), a);  // comparisons ignore the hint
+
+  ActorRef renamed = a;
+  renamed.name = "b";
+  EXPECT_EQ(h.node(1).tell(h.now(), renamed, 1, bytes("to b")), SendResult::sent);
+  ActorRef ghost = a;
+  ghost.name = "ghost";
+  EXPECT_EQ(h.node(1).tell(h.now(), ghost, 1, bytes("to nobody")), SendResult::unknown_actor);
+  // Node 1's ref to "a", readdressed to node 2, where its slot holds "c".
+  ActorRef readdressed = a;
+  readdressed.node = h.address(2);
+  EXPECT_EQ(h.node(2).tell(h.now(), readdressed, 1, bytes("to nobody")), SendResult::unknown_actor);
+  // Node 1's own ref, used on node 2: remote, to node 1's "a".
+  EXPECT_EQ(h.node(2).tell(h.now(), a, 1, bytes("to a")), SendResult::sent);
+  h.advance(Duration::milliseconds(50));
+
+  ASSERT_EQ(log_a->size(), 1u);
+  EXPECT_EQ((*log_a)[0].body, "to a");
+  ASSERT_EQ(log_b->size(), 1u);
+  EXPECT_EQ((*log_b)[0].body, "to b");
+  EXPECT_TRUE(log_c->empty());
+}
+
 TEST(Messaging, RemoteAskCompletesOnceWithTheReply) {
   Harness h = joined(3);
   auto log = std::make_shared<std::vector<Received>>();
