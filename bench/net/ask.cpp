@@ -375,6 +375,9 @@ void run_ask(const Options& options) {
                "AskCompleted event; raw: the same ask and reply frame bytes over one TCP connection, the server " +
                "answering each parsed frame; one thread = both ends on CPU " + std::to_string(options.cpu) +
                ", two threads = the answering end on CPU " + std::to_string(options.second_cpu));
+  // Smoke runs write the same files; the note lets a reader of the JSON
+  // (bench/peers/weft_io.py) tell their counts from a measurement's.
+  if (options.quick) latency.note("quick: small counts, a smoke test, not a measurement");
   latency.print();
   latency.write_json(options.json_dir, "ask_latency");
 
@@ -391,6 +394,7 @@ void run_ask(const Options& options) {
   rate.note("median of " + std::to_string(options.runs) + " runs of about " + (options.quick ? "0.1" : "1") +
             " s each; raw keeps the same number of ask frames in flight, the server answering per read in one " +
             "write, the client sending one new ask per reply, batched per read");
+  if (options.quick) rate.note("quick: small counts, a smoke test, not a measurement");
   rate.print();
   rate.write_json(options.json_dir, "ask_rate");
 }

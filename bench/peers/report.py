@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Prints the Markdown tables of `bench/run --peers` from the peers' figures
 (build/bench/peers.json, written by bench/peers/peers.py) and weft's own
-(build/bench/weft_io.json, written by weft's real-socket tell and ask
-harnesses), so the weft column can be refilled without running the peers
-again:
+(build/bench/weft_io.json, which bench/peers/weft_io.py writes from weft's
+real-socket tell and ask tables, build/bench/net_*.json), so the weft column
+can be refilled without running the peers again:
 
     report.py [--peers build/bench/peers.json] [--weft build/bench/weft_io.json]
 
@@ -223,9 +223,10 @@ class Report:
                        f"p90 {micros(a['p90'])}, p99 {micros(a['p99'])}, max {micros(a['max'])} µs | two weftd on "
                        "loopback; POST /ask to the other node's echo through the admin endpoint, timed inside "
                        "weftd from the kernel's ask to its completion, whole µs |")
+        later = ("the weft column above is harnesses 2 and 3, from weft_io.json" if self.weft else
+                 "weft's column above stays n/a until weft_io.json exists (bench/run io, or bench/peers/weft_io.py)")
         out += ["", "_Interim only: the asks are spaced by an HTTP request each, so every one starts on a cold "
-                "path, and the tell runs both nodes on one thread; weft's column above stays n/a until weft's own "
-                "tell and ask harnesses write weft_io.json._"]
+                f"path, and the tell runs both nodes on one thread; {later}._"]
         return out
 
     def problems(self):
