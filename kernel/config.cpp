@@ -164,6 +164,11 @@ std::uint32_t gossip_rounds_to_spread(std::size_t cluster_size, std::uint32_t fa
   return 2 * rounds + 3;
 }
 
+Duration forgiven_pause(const Config& config) {
+  return config.phi_acceptable_pause + config.heartbeat_interval + config.probe_timeout +
+         config.down_after_confirmed;
+}
+
 Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
   Bounds b;
   // The slowest detector to trip is one that has heard only once: its sigma
@@ -187,6 +192,7 @@ Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
   // refused, which starts a probe at once; it times out; the marks spread;
   // every expected observer has marked, so the leader waits
   // down_after_confirmed; the down spreads.
+  b.forgiven_pause = forgiven_pause(config);
   b.down_closed = config.reconnect_backoff_min + config.probe_timeout + config.gossip_interval + b.spread +
                   config.down_after_confirmed + config.gossip_interval + b.spread;
   // After the last fault: pending downs complete, removals follow, and the

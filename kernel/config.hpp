@@ -60,6 +60,7 @@ struct Mutations {
   bool convergence_off = false;       // M4: the leader never sees convergence (joiners stay joining)
   bool down_keeps_asks = false;       // S3: asks to a member going down wait for their timeout
   bool proof_check_off = false;       // W3: any handshake proof is taken as valid
+  bool pause_floor_off = false;       // F3: once every observer confirms, the leader downs at once
   bool confirmation_off = false;      // F1: downing ignores confirmations (always down_after_unreachable)
   bool flap_guard_off = false;        // M7: a node lists itself unreachable when others' rows say
                                       //     so, and a probe started before a withdrawal re-marks
@@ -148,11 +149,18 @@ struct Bounds {
   // A crash with its sockets closed (redials refused), every observer
   // confirming: -> down on every live node.
   Duration down_closed;
+  // A pause no longer than this is never downed: the earliest an observer
+  // marks a silent member (a settled detector trips near
+  // phi_acceptable_pause + heartbeat_interval; the probe takes
+  // probe_timeout) plus the shortest wait to down.
+  Duration forgiven_pause;
   Duration converge;   // T_converge: last fault -> identical views
   Duration heal;       // T_heal: partition heals -> one view again
 };
 
 Bounds compute_bounds(const Config& config, std::size_t cluster_size);
+// The longest silence forgiven as a pause (Bounds::forgiven_pause).
+Duration forgiven_pause(const Config& config);
 
 // Gossip rounds for one change to reach all of `cluster_size` nodes with
 // push-pull to `fanout` peers a round: log base (fanout + 1), doubled, plus

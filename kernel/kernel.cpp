@@ -560,7 +560,11 @@ void Kernel::handle_tick(Instant now) {
   expire_probes();
   if (now_ >= next_heartbeat_) heartbeat_round();
   check_detectors();
-  if (now_ >= next_gossip_) gossip_round();
+  if (now_ >= next_gossip_) {
+    gossip_round();
+  } else if (now_ >= next_down_check_) {
+    leader_actions();
+  }
   connect_due(now_);
   dispatch();
   sweep();
@@ -669,7 +673,7 @@ std::optional<Event> Kernel::poll_event() {
 Instant Kernel::next_deadline() const {
   if (shut_down_) return next_ask_expiry();
   if (!run_queue_.empty()) return now_;
-  Instant next = std::min({next_gossip_, next_heartbeat_, next_ask_expiry()});
+  Instant next = std::min({next_gossip_, next_heartbeat_, next_down_check_, next_ask_expiry()});
   if (!awaiting_hello_.empty()) next = std::min(next, awaiting_hello_.begin()->first);
   for (const auto& [id, probe] : probes_asked_) next = std::min(next, probe.deadline);
   for (const auto& [id, probe] : probes_helping_) next = std::min(next, probe.deadline);

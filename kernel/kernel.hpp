@@ -284,6 +284,7 @@ class Kernel {
   NodeAddress link_sweep_cursor_;                // close_idle_links resumes after it
   Instant next_gossip_;
   Instant last_gossip_;                          // when gossip_round last ran
+  Instant next_down_check_ = Instant::never();   // the earliest an unreachable member falls due
   Instant next_join_attempt_;
   Instant next_heal_probe_;
   Instant next_heartbeat_;

@@ -349,6 +349,11 @@ void Kernel::prune_gone() {
 }
 
 void Kernel::leader_actions() {
+  // Downs fall due between gossip rounds: the next is kept as a deadline,
+  // so a member is downed when its wait ends, not up to a round later.
+  // Cleared first, so a node that is not (or no longer) the leader holds
+  // no deadline.
+  next_down_check_ = Instant::never();
   if (leader() != self_.address) return;
   // Alone and joining: only the first seed forms a cluster by itself (as in
   // Akka). Any other node waits for a seed's answer, or a restart during a
@@ -363,10 +368,13 @@ void Kernel::leader_actions() {
   for (const Member& m : snapshot) {
     const auto unreachable = unreachable_since_.find(m.address());
     if (is_live_status(m.status) && m.address() != self_.address && unreachable != unreachable_since_.end() &&
-        !config_.mutations.downing_off &&
-        now_ - unreachable->second >= down_wait(m.id, unreachable->second)) {
-      apply_status(m.address(), MemberStatus::down);
-      continue;
+        !config_.mutations.downing_off) {
+      const Instant due = unreachable->second + down_wait(m.id, unreachable->second);
+      if (now_ >= due) {
+        apply_status(m.address(), MemberStatus::down);
+        continue;
+      }
+      next_down_check_ = std::min(next_down_check_, due);
     }
     if (m.status == MemberStatus::down) {
       const auto since = down_since_.find(m.address());
@@ -403,11 +411,19 @@ void Kernel::leader_actions() {
 // pause that is forgiven (docs/failure-detection.md gives the arithmetic).
 Duration Kernel::down_wait(const MemberId& subject, Instant unreachable_since) const {
   const Duration longest = config_.down_after_unreachable;
-  const Duration shortest = config_.down_after_confirmed;
+  const Duration shortest = config_.mutations.pause_floor_off ? Duration::zero() : config_.down_after_confirmed;
   WEFT_ASSERT(shortest <= longest);
   if (config_.mutations.confirmation_off) return longest;
   const auto heard = last_heard_.find(subject.address);
   if (heard != last_heard_.end() && heard->second > unreachable_since) return longest;
+  // A leader that watches the subject itself knows how long it has been
+  // silent: not before the forgiven pause is over (the observers' marks can
+  // come early, from detectors fed by frequent gossip), plus probe_timeout
+  // for the lag between the last frame heard and the pause's start.
+  if (monitors_.count(subject) != 0 && heard != last_heard_.end() && !config_.mutations.pause_floor_off) {
+    const Duration silent_enough = forgiven_pause(config_) + config_.probe_timeout - (now_ - heard->second);
+    if (silent_enough > Duration::zero()) return std::max(now_ - unreachable_since + silent_enough, shortest);
+  }
   std::size_t confirmed = 0;
   for (const MemberId& observer : reachability_.observers_of(subject)) {
     if (counts_as_observer(observer)) ++confirmed;

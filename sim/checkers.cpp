@@ -59,6 +59,7 @@ std::string_view to_string(Check check) {
     case Check::m7_inputs: return "M7 inputs";
     case Check::m7_remarks: return "M7 re-marks";
     case Check::f1_down_closed: return "F1 T_down_closed";
+    case Check::f3_forgiven_pause: return "F3 forgiven pauses";
   }
   return "?";
 }

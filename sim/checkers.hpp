@@ -70,9 +70,10 @@ enum class Check : std::uint8_t {
   m7_inputs,        // kernel inputs after which own view and own row were judged (flapping_checker.hpp)
   m7_remarks,       // re-marks of a subject an observer had withdrawn
   f1_down_closed,   // clean closed-socket crashes judged at T_down_closed (crash_downing_checker.hpp)
+  f3_forgiven_pause,  // clean pauses shorter than the forgiven pause, judged never downed (pause_downing_checker.hpp)
 };
-inline constexpr std::size_t kCheckCount = 21;
-static_assert(static_cast<std::size_t>(Check::f1_down_closed) + 1 == kCheckCount);
+inline constexpr std::size_t kCheckCount = 22;
+static_assert(static_cast<std::size_t>(Check::f3_forgiven_pause) + 1 == kCheckCount);
 std::string_view to_string(Check check);
 using Judged = std::array<std::uint64_t, kCheckCount>;
 inline void count(Judged* judged, Check check, std::uint64_t n = 1) {

@@ -12,7 +12,9 @@ NoFlapping::NoFlapping(const Config& config, Judged* judged)
     : probe_timeout_(config.probe_timeout), judged_(judged) {}
 
 void NoFlapping::after_input(std::size_t node, const Kernel& kernel, Instant now) {
-  if (!found_.empty() || kernel.is_shut_down()) return;
+  // A node that holds its own life down or removed is M3's failure; its own
+  // row is pruned with it, which is no flap.
+  if (!found_.empty() || kernel.is_shut_down() || !is_live_status(kernel.self_status())) return;
   const MemberId& self = kernel.self();
   count(judged_, Check::m7_inputs);
   if (kernel.is_unreachable(self)) {

@@ -10,6 +10,7 @@
 #include "sim/checkers.hpp"
 #include "sim/crash_downing_checker.hpp"
 #include "sim/flapping_checker.hpp"
+#include "sim/pause_downing_checker.hpp"
 #include "sim/text.hpp"
 #include "sim/traffic.hpp"
 
@@ -256,12 +257,15 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
     }
     case Family::clean_pause: {
       // Pauses one at a time, short and long, so F3 judges each: a short one
-      // must go unsuspected, a long one must be refuted once it ends.
+      // must go unsuspected, a long one must be refuted once it ends, and
+      // one no longer than the forgiven pause must never be downed; half
+      // of them fall just at or below that line (4.9-5 s), where downing is nearest.
       Duration at = uniform_ms(prng, 3'000, 6'000);
       while (at < end) {
-        const Duration length = uniform_ms(prng, 200, 8'000);
+        const bool near_the_line = prng.chance(Ratio{1, 2});
+        const Duration length = near_the_line ? uniform_ms(prng, 4'900, 5'000) : uniform_ms(prng, 200, 8'000);
         s.faults.push_back(make_fault(Fault::Kind::pause, at, {node()}, length));
-        at = at + length + uniform_ms(prng, 2'000, 6'000);
+        at = at + length + uniform_ms(prng, 5'500, 9'000);  // apart, so each is judged alone
       }
       break;
     }
@@ -523,11 +527,15 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
   DetectionAccuracy accuracy(defaults, scenario.nodes, &result.judged);
   TrustBoundary boundary(&result.judged);
   ClosedCrashDowning crash_downing(defaults, scenario.nodes, &result.judged);
+  std::int64_t worst_ppm = 0;
+  for (const std::int32_t ppm : scenario.clock_ppm) worst_ppm = std::max<std::int64_t>(worst_ppm, ppm < 0 ? -ppm : ppm);
+  ForgivenPause forgiven_pause(defaults, scenario.nodes, worst_ppm, &result.judged);
   const auto check = [&] {
     membership.check(sim, result.failures);
     accuracy.check(sim, result.failures);
     boundary.check(sim, result.failures);
     crash_downing.check(sim, result.failures);
+    forgiven_pause.check(sim, result.failures);
     flapping.check(result.failures);
     for (Workload* w : all) w->check(sim, result.failures);
   };
@@ -546,6 +554,7 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
     if (!result.failures.empty()) break;
     accuracy.on_fault(f, sim.now());
     crash_downing.on_fault(sim.now());
+    forgiven_pause.on_fault(sim.now());
     switch (f.kind) {
       case Fault::Kind::crash:
       case Fault::Kind::lose:
@@ -560,7 +569,12 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
         }
         break;
       case Fault::Kind::restart: sim.restart(f.nodes[0]); break;
-      case Fault::Kind::pause: sim.pause(f.nodes[0], f.length); break;
+      case Fault::Kind::pause:
+        if (const Kernel* k = sim.kernel(f.nodes[0]); k != nullptr && !k->is_shut_down() && !sim.paused(f.nodes[0])) {
+          forgiven_pause.on_pause(f.nodes[0], k->self(), sim.now(), f.length);
+        }
+        sim.pause(f.nodes[0], f.length);
+        break;
       case Fault::Kind::cut: sim.cut(f.nodes[0], f.nodes[1]); break;
       case Fault::Kind::cut_one_way: sim.cut_one_way(f.nodes[0], f.nodes[1]); break;
       case Fault::Kind::partition: sim.partition(f.nodes); break;
@@ -581,6 +595,7 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
     sim.heal();
     accuracy.on_fault(Fault{Fault::Kind::heal, sim.now() - start, {}, {}, {}, {}, 0, 0}, sim.now());
     crash_downing.on_fault(sim.now());
+    forgiven_pause.on_fault(sim.now());
     const Instant heal_end = sim.now() + scenario.heal;
     bool healed = false;
     while (!healed && result.failures.empty() && sim.now() < heal_end) {

@@ -59,6 +59,7 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"proof_check_off", "W3", "bad_proof"}, &Mutations::proof_check_off},
     {{"down_keeps_asks", "S3", "saw its target down"}, &Mutations::down_keeps_asks},
     {{"confirmation_off", "F1", "(T_down_closed)"}, &Mutations::confirmation_off},
+    {{"pause_floor_off", "F3", "no longer than the forgiven"}, &Mutations::pause_floor_off},
     {{"flap_guard_off", "M7", "unreachable"}, &Mutations::flap_guard_off},
 };
 
