@@ -8,8 +8,9 @@
 
 namespace weft::sim {
 
-NoFlapping::NoFlapping(const Config& config, Judged* judged)
-    : probe_timeout_(config.probe_timeout), judged_(judged) {}
+NoFlapping::NoFlapping(const Config& config, std::int64_t worst_ppm, Judged* judged)
+    : probe_timeout_(Duration::nanoseconds(config.probe_timeout.ns() / 1'000'000 * (1'000'000 - worst_ppm))),
+      judged_(judged) {}
 
 void NoFlapping::after_input(std::size_t node, const Kernel& kernel, Instant now) {
   // A node that holds its own life down or removed is M3's failure; its own

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -25,7 +26,10 @@ namespace weft::sim {
 
 class NoFlapping {
  public:
-  NoFlapping(const Config& config, Judged* judged = nullptr);
+  // worst_ppm: the largest clock drift of any node; a kernel times its
+  // probes on its own clock, so probe_timeout is judged as the fastest
+  // clock would shorten it.
+  NoFlapping(const Config& config, std::int64_t worst_ppm, Judged* judged = nullptr);
   // After node's kernel took an input at `now`.
   void after_input(std::size_t node, const Kernel& kernel, Instant now);
   // Moves what after_input found into the run's failures.

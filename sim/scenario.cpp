@@ -507,7 +507,9 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
   RunResult result;
   Config defaults;
   defaults.mutations = scenario.mutations;
-  NoFlapping flapping(defaults, &result.judged);
+  std::int64_t worst_ppm = 0;
+  for (const std::int32_t ppm : scenario.clock_ppm) worst_ppm = std::max<std::int64_t>(worst_ppm, ppm < 0 ? -ppm : ppm);
+  NoFlapping flapping(defaults, worst_ppm, &result.judged);
   // Set once built: the starts inside the constructor come before any
   // gossip, so nothing is judged there.
   const Simulator* running = nullptr;
@@ -527,8 +529,6 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
   DetectionAccuracy accuracy(defaults, scenario.nodes, &result.judged);
   TrustBoundary boundary(&result.judged);
   ClosedCrashDowning crash_downing(defaults, scenario.nodes, &result.judged);
-  std::int64_t worst_ppm = 0;
-  for (const std::int32_t ppm : scenario.clock_ppm) worst_ppm = std::max<std::int64_t>(worst_ppm, ppm < 0 ? -ppm : ppm);
   ForgivenPause forgiven_pause(defaults, scenario.nodes, worst_ppm, &result.judged);
   const auto check = [&] {
     membership.check(sim, result.failures);
