@@ -210,7 +210,7 @@ class Kernel {
   MemberTable accept_records(std::vector<Member>&& records);
   void emit_member_changes(const std::vector<Member>& before);
   void gossip_round();
-  void hasten_gossip();
+  void hasten_gossip(bool is_converged);
   void heal_probe();
   void close_idle_links(bool joining);
   void send_gossip_state(const NodeAddress& peer);

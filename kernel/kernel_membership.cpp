@@ -91,16 +91,15 @@ void Kernel::on_state_changed() {
   update_reachability_view();
   digest_ = combined_digest(members_, reachability_);
   seen_.assign(1, self_);
-  hasten_gossip();
+  hasten_gossip(converged());
 }
 
 // A change (or news of who has seen it) waits for no round: the next round
 // comes at once, but never sooner than a quarter interval after the last,
 // so churn costs at most four times the steady gossip, and a cluster where
 // everyone has seen this node's state gossips at its steady pace.
-void Kernel::hasten_gossip() {
-  if (!started_) return;
-  if (converged()) return;
+void Kernel::hasten_gossip(bool is_converged) {
+  if (!started_ || is_converged) return;
   const Instant soonest = std::max(now_, last_gossip_ + config_.gossip_interval / 4);
   next_gossip_ = std::min(next_gossip_, soonest);
 }
@@ -258,8 +257,9 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
 // round: a joiner is moved up (or a leaver out) a round sooner per change.
 void Kernel::on_seen_grew() {
   if (shut_down_ || config_.mutations.convergence_off) return;
-  if (leader() == self_.address && converged()) leader_actions();
-  hasten_gossip();
+  const bool is_converged = converged();
+  if (is_converged && leader() == self_.address) leader_actions();
+  hasten_gossip(is_converged);
 }
 
 bool Kernel::overwrite_members(const MemberTable& incoming) {

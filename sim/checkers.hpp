@@ -31,6 +31,7 @@
 // nothing in a run proved nothing, and a sweep shows it.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string_view>
@@ -79,6 +80,23 @@ using Judged = std::array<std::uint64_t, kCheckCount>;
 inline void count(Judged* judged, Check check, std::uint64_t n = 1) {
   if (judged != nullptr) (*judged)[static_cast<std::size_t>(check)] += n;
 }
+
+// When each fault was applied, in order: a check that judges only "clean"
+// faults asks how many fell in a window around one.
+class FaultLog {
+ public:
+  void add(Instant at) {
+    WEFT_ASSERT(times_.empty() || times_.back() <= at);
+    times_.push_back(at);
+  }
+  std::size_t count_in(Instant from, Instant to) const {
+    return static_cast<std::size_t>(std::upper_bound(times_.begin(), times_.end(), to) -
+                                    std::lower_bound(times_.begin(), times_.end(), from));
+  }
+
+ private:
+  std::vector<Instant> times_;
+};
 
 class MembershipSafety {
  public:

@@ -7,15 +7,12 @@
 
 namespace weft::sim {
 
-ClosedCrashDowning::ClosedCrashDowning(const Config& config, std::size_t nodes, Judged* judged)
+ClosedCrashDowning::ClosedCrashDowning(const Config& config, std::size_t nodes, const FaultLog& faults,
+                                       Judged* judged)
     : quiet_before_(compute_bounds(config, nodes).down),
       bound_(compute_bounds(config, nodes).down_closed),
+      faults_(faults),
       judged_(judged) {}
-
-void ClosedCrashDowning::on_fault(Instant now) {
-  WEFT_ASSERT(faults_.empty() || faults_.back() <= now);
-  faults_.push_back(now);
-}
 
 void ClosedCrashDowning::on_crash(std::size_t node, const MemberId& life, Instant now) {
   pending_.push_back(Crash{node, life, now});
@@ -26,10 +23,8 @@ void ClosedCrashDowning::check(const Simulator& sim, std::vector<std::string>& f
   for (const Crash& c : pending_) {
     if (now < c.at + bound_) continue;
     // The crash's own fault is the one at c.at; any other in the window
-    // makes it unclean. (Faults come in time order.)
-    const auto from = std::lower_bound(faults_.begin(), faults_.end(), c.at - quiet_before_);
-    const auto to = std::upper_bound(faults_.begin(), faults_.end(), c.at + bound_);
-    if (to - from != 1) continue;
+    // makes it unclean.
+    if (faults_.count_in(c.at - quiet_before_, c.at + bound_) != 1) continue;
     count(judged_, Check::f1_down_closed);
     for (std::size_t i = 1; i <= sim.size(); ++i) {
       const Kernel* k = sim.kernel(i);

@@ -21,9 +21,8 @@ namespace weft::sim {
 
 class ClosedCrashDowning {
  public:
-  ClosedCrashDowning(const Config& config, std::size_t nodes, Judged* judged = nullptr);
-  // Every fault, as it is applied (a crash too).
-  void on_fault(Instant now);
+  // `faults`: every fault of the run as it is applied (a crash too).
+  ClosedCrashDowning(const Config& config, std::size_t nodes, const FaultLog& faults, Judged* judged = nullptr);
   // Just before a crash (sockets closed) is applied, with the life that dies.
   void on_crash(std::size_t node, const MemberId& life, Instant now);
   void check(const Simulator& sim, std::vector<std::string>& failures);
@@ -36,8 +35,8 @@ class ClosedCrashDowning {
   };
   Duration quiet_before_;  // T_down: no fault this long before the crash
   Duration bound_;         // T_down_closed
+  const FaultLog& faults_;
   Judged* judged_;
-  std::vector<Instant> faults_;  // when each fault was applied, in order
   std::vector<Crash> pending_;
 };
 

@@ -7,15 +7,12 @@
 
 namespace weft::sim {
 
-ForgivenPause::ForgivenPause(const Config& config, std::size_t nodes, std::int64_t worst_ppm, Judged* judged)
+ForgivenPause::ForgivenPause(const Config& config, std::size_t nodes, std::int64_t worst_ppm,
+                             const FaultLog& faults, Judged* judged)
     : forgiven_(Duration::nanoseconds(compute_bounds(config, nodes).forgiven_pause.ns() / 1'000'000 *
                                       (1'000'000 - worst_ppm))),
+      faults_(faults),
       judged_(judged) {}
-
-void ForgivenPause::on_fault(Instant now) {
-  WEFT_ASSERT(faults_.empty() || faults_.back() <= now);
-  faults_.push_back(now);
-}
 
 void ForgivenPause::on_pause(std::size_t node, const MemberId& life, Instant now, Duration length) {
   if (length <= forgiven_) pending_.push_back(Pause{node, life, now, length});
@@ -36,9 +33,7 @@ void ForgivenPause::check(const Simulator& sim, std::vector<std::string>& failur
     }
     const Instant window_end = p.at + p.length + forgiven_;
     if (now < window_end) continue;
-    const auto from = std::lower_bound(faults_.begin(), faults_.end(), p.at - forgiven_);
-    const auto to = std::upper_bound(faults_.begin(), faults_.end(), window_end);
-    if (to - from != 1) continue;  // only the pause itself: clean
+    if (faults_.count_in(p.at - forgiven_, window_end) != 1) continue;  // only the pause itself: clean
     count(judged_, Check::f3_forgiven_pause);
     if (p.downed) {
       failures.push_back(cat("F3: n", std::to_string(p.node), " (", p.life.to_string(), ") was downed for a pause of ",

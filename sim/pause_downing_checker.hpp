@@ -26,9 +26,9 @@ class ForgivenPause {
   // worst_ppm: the largest clock drift of any node, either way. Kernels
   // measure silence on their own clocks, so a pause is judged against the
   // forgiven pause as the fastest clock would stretch it.
-  ForgivenPause(const Config& config, std::size_t nodes, std::int64_t worst_ppm, Judged* judged = nullptr);
-  // Every fault, as it is applied (a pause too).
-  void on_fault(Instant now);
+  // `faults`: every fault of the run as it is applied (a pause too).
+  ForgivenPause(const Config& config, std::size_t nodes, std::int64_t worst_ppm, const FaultLog& faults,
+                Judged* judged = nullptr);
   // As a pause is applied, with the paused life.
   void on_pause(std::size_t node, const MemberId& life, Instant now, Duration length);
   void check(const Simulator& sim, std::vector<std::string>& failures);
@@ -42,8 +42,8 @@ class ForgivenPause {
     bool downed = false;
   };
   Duration forgiven_;  // compute_bounds().forgiven_pause; also the quiet needed before and after
+  const FaultLog& faults_;
   Judged* judged_;
-  std::vector<Instant> faults_;  // when each fault was applied, in order
   std::vector<Pause> pending_;
 };
 

@@ -528,8 +528,9 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
   MembershipSafety membership(&result.judged);
   DetectionAccuracy accuracy(defaults, scenario.nodes, &result.judged);
   TrustBoundary boundary(&result.judged);
-  ClosedCrashDowning crash_downing(defaults, scenario.nodes, &result.judged);
-  ForgivenPause forgiven_pause(defaults, scenario.nodes, worst_ppm, &result.judged);
+  FaultLog faults;
+  ClosedCrashDowning crash_downing(defaults, scenario.nodes, faults, &result.judged);
+  ForgivenPause forgiven_pause(defaults, scenario.nodes, worst_ppm, faults, &result.judged);
   const auto check = [&] {
     membership.check(sim, result.failures);
     accuracy.check(sim, result.failures);
@@ -553,8 +554,7 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
     run_checked_until(start + f.at);
     if (!result.failures.empty()) break;
     accuracy.on_fault(f, sim.now());
-    crash_downing.on_fault(sim.now());
-    forgiven_pause.on_fault(sim.now());
+    faults.add(sim.now());
     switch (f.kind) {
       case Fault::Kind::crash:
       case Fault::Kind::lose:
@@ -594,8 +594,7 @@ RunResult run(const Scenario& scenario, const std::function<void(const TraceLine
   } else {
     sim.heal();
     accuracy.on_fault(Fault{Fault::Kind::heal, sim.now() - start, {}, {}, {}, {}, 0, 0}, sim.now());
-    crash_downing.on_fault(sim.now());
-    forgiven_pause.on_fault(sim.now());
+    faults.add(sim.now());
     const Instant heal_end = sim.now() + scenario.heal;
     bool healed = false;
     while (!healed && result.failures.empty() && sim.now() < heal_end) {
