@@ -106,12 +106,28 @@ void Kernel::queue_dial(OutboundIt it) {
   dial_waiting_.push_back(it);
 }
 
+std::size_t Kernel::AddressHash::operator()(const NodeAddress& address) const {
+  return static_cast<std::size_t>(
+      fingerprint_u64(fingerprint_bytes(0, address.host.data(), address.host.size()), address.port));
+}
+
+Kernel::OutboundIt Kernel::find_outbound(const NodeAddress& peer) {
+  const auto found = outbound_index_.find(peer);
+  return found == outbound_index_.end() ? outbound_.end() : found->second;
+}
+
+Kernel::InboundIt Kernel::find_inbound(LinkId link) {
+  const auto found = inbound_index_.find(link);
+  return found == inbound_index_.end() ? inbound_.end() : found->second;
+}
+
 // Every path that queues bytes for a peer comes through here.
 Kernel::Outbound& Kernel::outbound(const NodeAddress& peer) {
   WEFT_ASSERT(peer != self_.address);
-  auto it = outbound_.find(peer);
+  auto it = find_outbound(peer);
   if (it == outbound_.end()) {
     it = outbound_.emplace(peer, Outbound(config_.max_frame_bytes)).first;
+    outbound_index_.emplace(peer, it);
     it->second.next_attempt = now_;
     it->second.backoff = config_.reconnect_backoff_min;
     queue_dial(it);
@@ -140,7 +156,7 @@ void Kernel::connect_due(Instant now) {
     const LinkId id{next_link_id_++};
     it->second.link = id;
     it->second.connected = false;
-    outbound_by_link_[id] = it->first;
+    outbound_by_link_[id] = it;
     commands_.push_back(ConnectCommand{id, it->first});
   }
 }
@@ -149,7 +165,7 @@ void Kernel::connect_due(Instant now) {
 // out a backoff grown while it was down (or cut off). Reset the backoff and
 // redial at the next tick if we were waiting to.
 void Kernel::redial_now(const NodeAddress& peer) {
-  const auto it = outbound_.find(peer);
+  const auto it = find_outbound(peer);
   if (it == outbound_.end() || it->second.retired) return;
   Outbound& out = it->second;
   out.backoff = config_.reconnect_backoff_min;
@@ -201,9 +217,10 @@ std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
 }
 
 void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::WireError error) {
-  const auto it = outbound_.find(peer);
+  const auto it = find_outbound(peer);
   if (it == outbound_.end()) return;
   Outbound& out = it->second;
+  if (!out.retired) retired_out_.push_back(it->first);
   if (out.link) {
     commands_.push_back(CloseCommand{*out.link, reason, error});
     outbound_by_link_.erase(*out.link);
@@ -228,14 +245,29 @@ void Kernel::sweep() {
   key_queue_drop_if(transmit_in_, [](const InboundIt& it) { return it->second.closed; });
   key_queue_drop_if(transmit_out_, [](const OutboundIt& it) { return it->second.retired; });
   std::erase_if(dial_waiting_, [](const OutboundIt& it) { return it->second.retired; });
-  std::erase_if(inbound_, [](const auto& entry) { return entry.second.closed; });
-  std::erase_if(outbound_, [](const auto& entry) { return entry.second.retired; });
+  for (const LinkId link : closed_in_) {
+    const auto found = inbound_index_.find(link);
+    if (found == inbound_index_.end() || !found->second->second.closed) continue;  // gone with its link
+    inbound_.erase(found->second);
+    inbound_index_.erase(found);
+  }
+  closed_in_.clear();
+  for (const NodeAddress& peer : retired_out_) {
+    const auto found = outbound_index_.find(peer);
+    if (found == outbound_index_.end() || !found->second->second.retired) continue;  // revived by outbound()
+    WEFT_ASSERT(!found->second->second.link.has_value());
+    outbound_.erase(found->second);
+    outbound_index_.erase(found);
+  }
+  retired_out_.clear();
+  WEFT_ASSERT(outbound_index_.size() == outbound_.size() && inbound_index_.size() == inbound_.size());
 }
 
 void Kernel::close_inbound(LinkId link, CloseReason reason, wire::WireError error) {
-  const auto it = inbound_.find(link);
+  const auto it = find_inbound(link);
   if (it == inbound_.end() || it->second.closed) return;
   it->second.closed = true;
+  closed_in_.push_back(link);
   if (!it->second.peer) awaiting_hello_.erase({it->second.hello_due, link});
   needs_sweep_ = true;
   commands_.push_back(CloseCommand{link, reason, error});
@@ -246,7 +278,9 @@ void Kernel::close_inbound(LinkId link, CloseReason reason, wire::WireError erro
 LinkId Kernel::handle_link_accepted(Instant now) {
   advance(now);
   const LinkId id{next_link_id_++};
-  Inbound& in = inbound_.emplace(id, Inbound(config_.max_frame_bytes)).first->second;
+  const InboundIt it = inbound_.emplace(id, Inbound(config_.max_frame_bytes)).first;
+  inbound_index_.emplace(id, it);
+  Inbound& in = it->second;
   in.hello_due = now_ + config_.handshake_timeout;
   awaiting_hello_.emplace(in.hello_due, id);
   return id;
@@ -256,7 +290,7 @@ void Kernel::handle_link_up(Instant now, LinkId link) {
   advance(now);
   const auto by_link = outbound_by_link_.find(link);
   if (by_link == outbound_by_link_.end()) return;  // closed meanwhile
-  const OutboundIt it = outbound_.find(by_link->second);
+  const OutboundIt it = by_link->second;
   Outbound& out = it->second;
   out.connected = true;
   queue_transmit(it);
@@ -278,7 +312,7 @@ void Kernel::handle_link_up(Instant now, LinkId link) {
 
 void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
   advance(now);
-  if (const auto in = inbound_.find(link); in != inbound_.end()) {
+  if (const auto in = find_inbound(link); in != inbound_.end()) {
     if (in->second.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
     // A peer's closed link voids what we last heard from it: a helper asked
     // to vouch for it must probe, not quote stale evidence.
@@ -291,14 +325,15 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
     }
     if (!in->second.peer) awaiting_hello_.erase({in->second.hello_due, link});
     if (in->second.claimed && !in->second.peer) ++counters_.handshakes_abandoned;
+    inbound_index_.erase(link);
     inbound_.erase(in);
     return;
   }
   const auto by_link = outbound_by_link_.find(link);
   if (by_link == outbound_by_link_.end()) return;
-  const NodeAddress peer = by_link->second;
+  const OutboundIt it = by_link->second;
+  const NodeAddress peer = it->first;
   outbound_by_link_.erase(by_link);
-  const OutboundIt it = outbound_.find(peer);
   Outbound& out = it->second;
   if (out.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
   out.drop_link();
@@ -328,7 +363,7 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
 void Kernel::handle_bytes(Instant now, LinkId link, std::span<const std::uint8_t> bytes) {
   advance(now);
   counters_.bytes_in += bytes.size();
-  if (const auto in = inbound_.find(link); in != inbound_.end()) {
+  if (const auto in = find_inbound(link); in != inbound_.end()) {
     Inbound& inbound = in->second;
     const wire::WireError error = inbound.decoder.feed(bytes, [&](wire::Bytes payload) {
       if (!inbound.closed) on_inbound_frame(link, inbound, payload);
@@ -339,13 +374,13 @@ void Kernel::handle_bytes(Instant now, LinkId link, std::span<const std::uint8_t
   }
   const auto by_link = outbound_by_link_.find(link);
   if (by_link == outbound_by_link_.end()) return;
-  const NodeAddress peer = by_link->second;
-  Outbound& out = outbound_.at(peer);
+  const NodeAddress peer = by_link->second->first;
+  Outbound& out = by_link->second->second;
   const wire::WireError error = out.decoder.feed(bytes, [&](wire::Bytes payload) {
-    const auto still = outbound_.find(peer);
+    const auto still = find_outbound(peer);
     if (still != outbound_.end() && still->second.link == link) on_outbound_frame(still->second, payload);
   });
-  const auto still = outbound_.find(peer);
+  const auto still = find_outbound(peer);
   if (error != wire::WireError::none && still != outbound_.end() && still->second.link == link) {
     close_outbound(peer, CloseReason::wire_error, error);
   }
@@ -355,7 +390,7 @@ void Kernel::handle_bytes(Instant now, LinkId link, std::span<const std::uint8_t
 void Kernel::on_outbound_frame(Outbound& out, std::span<const std::uint8_t> payload) {
   ++counters_.frames_in;
   wire::Decoded<wire::Hello> hello = wire::decode_hello(payload);
-  const NodeAddress peer = outbound_by_link_.at(*out.link);
+  const NodeAddress peer = outbound_by_link_.at(*out.link)->first;
   if (!hello.ok() || out.peer.has_value()) {
     // The only frame a peer sends on a link we dialed is its hello reply.
     close_outbound(peer, hello.ok() ? CloseReason::unexpected_frame : CloseReason::wire_error,
@@ -386,7 +421,7 @@ void Kernel::on_outbound_frame(Outbound& out, std::span<const std::uint8_t> payl
     // put user frames ahead of the proof) and starts empty on every link.
     append_handshake_frame(out.handshake, wire::HelloProof{proof});
     ++counters_.frames_out;
-    queue_transmit(outbound_.find(peer));
+    queue_transmit(find_outbound(peer));
   }
   out.peer = MemberId{hello.value.address.to_owned(), Incarnation{hello.value.incarnation}};
   out.backoff = config_.reconnect_backoff_min;
@@ -417,7 +452,7 @@ void Kernel::on_hello(LinkId link, Inbound& in, const wire::Hello& hello) {
     reply.proof = proof;
   }
   append_handshake_frame(in.control, reply);
-  queue_transmit(inbound_.find(link));
+  queue_transmit(find_inbound(link));
   ++counters_.frames_out;
   if (in.claimed) return;  // the proof must still come by hello_due
   accept_peer(link, in, sender);
@@ -516,6 +551,7 @@ void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
             const auto at = std::lower_bound(seen_.begin(), seen_.end(), peer);
             if (at == seen_.end() || *at != peer) {
               seen_.insert(at, peer);
+              ++seen_version_;
               on_seen_grew();
             }
             // Seen sets spread epidemically, like the state (O(log N)
@@ -654,10 +690,10 @@ void Kernel::take_user_write(Outbound& out) {
 void Kernel::handle_sent(Instant now, LinkId link) {
   advance(now);
   if (const auto by_link = outbound_by_link_.find(link); by_link != outbound_by_link_.end()) {
-    const OutboundIt it = outbound_.find(by_link->second);
+    const OutboundIt it = by_link->second;
     it->second.writing = false;
     queue_transmit(it);
-  } else if (const auto in = inbound_.find(link); in != inbound_.end()) {
+  } else if (const auto in = find_inbound(link); in != inbound_.end()) {
     in->second.writing = false;
     queue_transmit(in);
   }

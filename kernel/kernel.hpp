@@ -169,6 +169,14 @@ class Kernel {
   struct ProbeHelping;
   using OutboundIt = std::map<NodeAddress, Outbound>::iterator;
   using InboundIt = std::map<LinkId, Inbound>::iterator;
+  // For the lookup indexes below, which are never iterated, so their order
+  // reaches nothing; weft's own mixing, the same on every platform.
+  struct AddressHash {
+    std::size_t operator()(const NodeAddress& address) const;
+  };
+  struct LinkHash {
+    std::size_t operator()(LinkId link) const { return static_cast<std::size_t>(mix64(link.value)); }
+  };
 
   // kernel.cpp: clock, links, frames, outputs
   void advance(Instant now);
@@ -189,6 +197,8 @@ class Kernel {
                    const HelloSide& acceptor) const;
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
   Outbound& outbound(const NodeAddress& peer);
+  OutboundIt find_outbound(const NodeAddress& peer);
+  InboundIt find_inbound(LinkId link);
   void connect_due(Instant now);
   void redial_now(const NodeAddress& peer);
   void queue_transmit(OutboundIt it);
@@ -210,6 +220,7 @@ class Kernel {
   MemberTable accept_records(std::vector<Member>&& records);
   void emit_member_changes(const std::vector<Member>& before);
   void gossip_round();
+  void refresh_gossip_targets();
   void hasten_gossip(bool is_converged);
   void heal_probe();
   void close_idle_links(bool joining);
@@ -276,6 +287,15 @@ class Kernel {
   ReachabilityTable reachability_;
   std::uint64_t digest_ = 0;
   std::vector<MemberId> seen_;                   // sorted
+  std::uint64_t seen_version_ = 0;               // moves on whenever seen_ changes
+  struct GossipTargets {
+    bool valid = false;
+    std::uint64_t members_version = 0;
+    std::uint64_t seen_version = 0;
+    std::vector<std::uint32_t> peers;   // indices into members_.members()
+    std::vector<std::uint32_t> unseen;  // the subset of peers not in seen_
+  };
+  GossipTargets gossip_targets_;                 // refresh_gossip_targets()
   std::map<NodeAddress, Instant> unreachable_since_;
   std::map<NodeAddress, Instant> down_since_;
   std::map<NodeAddress, Instant> removed_since_;
@@ -295,8 +315,10 @@ class Kernel {
   // same members in address order (to tell cheaply whether it is current).
   std::vector<std::pair<std::uint64_t, MemberId>> ring_;
   std::vector<MemberId> ring_ids_;
-  std::map<NodeAddress, Instant> last_heard_;    // any frame, any peer
-  std::uint64_t liveness_generation_ = 1;        // bumped when the two maps above lose entries
+  // Any frame, any peer. Never iterated; its elements stay put when it
+  // rehashes, so an Inbound may keep a pointer to its peer's entry.
+  std::unordered_map<NodeAddress, Instant, AddressHash> last_heard_;
+  std::uint64_t liveness_generation_ = 1;        // bumped when monitors_ or last_heard_ lose entries
   std::uint64_t heartbeat_sequence_ = 0;
   std::uint64_t next_probe_id_ = 1;
   std::map<std::uint64_t, ProbeAsked> probes_asked_;      // this node suspects
@@ -315,9 +337,20 @@ class Kernel {
   };
   std::uint64_t next_link_id_ = 1;
   std::uint64_t nonces_made_ = 0;                // authenticated nonces: the MAC's counter
+  // The link records, in the order every walk of them takes (address, link
+  // id); and hash indexes over them, because at a thousand peers the
+  // per-frame lookups were a third of a simulated run, most of it comparing
+  // host strings down the trees. A record and its index entries come and go
+  // together (outbound(), connect_due(), close_outbound(), sweep()).
   std::map<NodeAddress, Outbound> outbound_;
-  std::map<LinkId, NodeAddress> outbound_by_link_;
+  std::unordered_map<NodeAddress, OutboundIt, AddressHash> outbound_index_;
+  std::unordered_map<LinkId, OutboundIt, LinkHash> outbound_by_link_;
   std::map<LinkId, Inbound> inbound_;
+  std::unordered_map<LinkId, InboundIt, LinkHash> inbound_index_;
+  // Records closed during the current input, erased by sweep(): the walk
+  // of every record it replaced cost O(links) per closed link.
+  std::vector<NodeAddress> retired_out_;
+  std::vector<LinkId> closed_in_;
   // Accepted links still waiting for their hello, by deadline.
   std::set<std::pair<Instant, LinkId>> awaiting_hello_;
   // Supersets of the links poll_transmit() could lend now: a link is queued

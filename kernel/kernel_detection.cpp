@@ -162,12 +162,12 @@ void Kernel::observe(const MemberId& peer) {
 void Kernel::observe_inbound(Inbound& link) {
   // Every inbound frame passes here: the two lookups are cached per link.
   if (link.cache_generation != liveness_generation_) {
-    link.heard = last_heard_.try_emplace(link.peer->address, now_).first;
+    link.heard = &last_heard_.try_emplace(link.peer->address, now_).first->second;
     const auto it = monitors_.find(*link.peer);
     link.monitor = it == monitors_.end() ? nullptr : &it->second;
     link.cache_generation = liveness_generation_;
   }
-  link.heard->second = now_;
+  *link.heard = now_;
   if (link.monitor != nullptr) observe_monitor(*link.peer, *link.monitor);
 }
 

@@ -78,7 +78,7 @@ struct Kernel::Inbound {
   bool transmit_queued = false;         // in Kernel::transmit_in_
   // Per-frame lookups, cached while Kernel::liveness_generation_ holds.
   std::uint64_t cache_generation = 0;
-  std::map<NodeAddress, Instant>::iterator heard;
+  Instant* heard = nullptr;            // this peer's Kernel::last_heard_ entry
   Monitor* monitor = nullptr;
 };
 

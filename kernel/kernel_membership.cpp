@@ -91,6 +91,7 @@ void Kernel::on_state_changed() {
   update_reachability_view();
   digest_ = combined_digest(members_, reachability_);
   seen_.assign(1, self_);
+  ++seen_version_;
   hasten_gossip(converged());
 }
 
@@ -246,6 +247,7 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
       const auto at = std::lower_bound(seen_.begin(), seen_.end(), id);
       if (at == seen_.end() || *at != id) seen_.insert(at, id);
     }
+    ++seen_version_;
     on_seen_grew();
   } else {
     send_gossip_state(from.address);  // we hold something the sender lacks
@@ -272,6 +274,7 @@ bool Kernel::overwrite_members(const MemberTable& incoming) {
   for (const Member& m : incoming.members()) result.merge(m);
   if (result == members_) return false;
   members_ = std::move(result);
+  gossip_targets_.valid = false;  // the assigned table's version may repeat one cached
   return true;
 }
 
@@ -510,6 +513,34 @@ void Kernel::close_idle_links(bool joining) {
   }
 }
 
+// Live members but self, in address order, and those among them that have
+// not seen this node's state, as indices into members_.members(). Rebuilt
+// only when the table or the seen set changed: at a thousand members the
+// walk, with its string compares, was a fifth of a steady run.
+void Kernel::refresh_gossip_targets() {
+  GossipTargets& targets = gossip_targets_;
+  if (targets.valid && targets.members_version == members_.version() && targets.seen_version == seen_version_) {
+    return;
+  }
+  targets.valid = true;
+  targets.members_version = members_.version();
+  targets.seen_version = seen_version_;
+  targets.peers.clear();
+  targets.unseen.clear();
+  // seen_ is sorted by MemberId, which for distinct addresses is address
+  // order: one walk serves both lists.
+  const std::span<const Member> members = members_.members();
+  auto seen = seen_.begin();
+  for (std::uint32_t i = 0; i < members.size(); ++i) {
+    const Member& m = members[i];
+    if (m.address() == self_.address || !is_live_status(m.status)) continue;
+    targets.peers.push_back(i);
+    while (seen != seen_.end() && *seen < m.id) ++seen;
+    if (seen == seen_.end() || *seen != m.id) targets.unseen.push_back(i);
+  }
+  WEFT_ASSERT(targets.unseen.size() <= targets.peers.size() && targets.peers.size() < members.size());
+}
+
 void Kernel::gossip_round() {
   next_gossip_ = now_ + config_.gossip_interval;
   last_gossip_ = now_;
@@ -518,18 +549,11 @@ void Kernel::gossip_round() {
   check_self_status();
   if (shut_down_) return;
 
-  // Live members but self, in address order, and those among them that
-  // have not seen this node's state (seen_ is sorted by MemberId, which for
-  // distinct addresses is address order: one walk serves both).
-  std::vector<const Member*> peers;
-  std::vector<const Member*> unseen;
-  auto seen = seen_.begin();
-  for (const Member& m : members_.members()) {
-    if (m.address() == self_.address || !is_live_status(m.status)) continue;
-    peers.push_back(&m);
-    while (seen != seen_.end() && *seen < m.id) ++seen;
-    if (seen == seen_.end() || *seen != m.id) unseen.push_back(&m);
-  }
+  refresh_gossip_targets();
+  // Copies: each pick below leaves both pools.
+  std::vector<std::uint32_t> peers = gossip_targets_.peers;
+  std::vector<std::uint32_t> unseen = gossip_targets_.unseen;
+  const std::span<const Member> members = members_.members();
   if (peers.empty() && now_ >= next_join_attempt_) {
     next_join_attempt_ = now_ + config_.join_retry_interval;
     std::vector<const NodeAddress*> contacts;
@@ -553,10 +577,10 @@ void Kernel::gossip_round() {
   // seen this state (Akka's biased gossip); the state follows only where the
   // digests differ.
   for (std::uint32_t i = 0; i < config_.gossip_fanout && !peers.empty(); ++i) {
-    std::vector<const Member*>& pool = (!unseen.empty() && prng_.chance(Ratio{4, 5})) ? unseen : peers;
+    std::vector<std::uint32_t>& pool = (!unseen.empty() && prng_.chance(Ratio{4, 5})) ? unseen : peers;
     const std::size_t pick = prng_.below(pool.size());
-    const Member* chosen = pool[pick];
-    send_control(chosen->address(), wire::GossipDigest{digest_, seen_.size()});
+    const std::uint32_t chosen = pool[pick];
+    send_control(members[chosen].address(), wire::GossipDigest{digest_, seen_.size()});
     std::erase(peers, chosen);
     std::erase(unseen, chosen);
   }

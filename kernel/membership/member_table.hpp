@@ -53,16 +53,23 @@ class MemberTable {
   // overwhelming likelihood) their tables are equal. Computed in O(n) once
   // per change of the table, then cached.
   std::uint64_t digest() const;
+  // Moves on whenever the table changes, so a reader may cache what it
+  // derives from the records (indices into members() included).
+  std::uint64_t version() const { return version_; }
 
   friend bool operator==(const MemberTable& a, const MemberTable& b) { return a.members_ == b.members_; }
 
  private:
-  void changed() { digest_valid_ = false; }
+  void changed() {
+    digest_valid_ = false;
+    ++version_;
+  }
 
   std::vector<Member> members_;  // sorted by address, unique
   std::vector<Member> scratch_;  // reused by merge(table)
   mutable std::uint64_t digest_ = 0;
   mutable bool digest_valid_ = false;
+  std::uint64_t version_ = 0;
 };
 
 // Folds bytes into a running 64-bit fingerprint (FNV-1a, then mixed); the
