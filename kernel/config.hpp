@@ -30,7 +30,7 @@ enum class MailboxOverflow : std::uint8_t {
 };
 
 // Deliberate defects, for showing that a property or checker can fail
-// (PROPERTIES.md: every property has a broken variant it catches). All off by
+// (docs/properties.md names, per property, the defect it catches). All off by
 // default; never set them outside tests. Each names the guarantee it breaks.
 struct Mutations {
   bool throttle_off = false;          // F5: every frame reaches the detector
@@ -139,8 +139,8 @@ struct Config {
   std::string to_string() const;
 };
 
-// The time bounds of PROPERTIES.md, computed from a config and a cluster
-// size in one place (docs/tuning.md derives each).
+// The time bounds of docs/properties.md, computed from a config and a
+// cluster size in one place (docs/membership.md, "Bounds", derives each).
 struct Bounds {
   Duration phi_trip;   // last heartbeat -> phi crosses the threshold (steady heartbeats)
   Duration spread;     // one change reaches every node by gossip

@@ -1,5 +1,5 @@
-// Properties over generated simulator scenarios (PROPERTIES.md M, F and S
-// groups at once: every checker of sim::run). rapidcheck draws a scenario
+// Properties over generated simulator scenarios (docs/properties.md M, F, S
+// and W groups at once: every checker of sim::run). rapidcheck draws a scenario
 // from a seed, as `weft-sim sweep` does, and on failure shrinks its fault
 // schedule: first halves of the faults, then single faults, are dropped
 // while the run still fails. The failure message is the replay command of a

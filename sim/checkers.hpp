@@ -1,4 +1,4 @@
-// The cluster-level properties of PROPERTIES.md, checked over a simulated
+// The cluster-level properties of docs/properties.md, checked over a simulated
 // run. run() tells the checkers every fault as it is applied and calls
 // check() after every step; each violation is one line starting with the
 // property's name.
