@@ -588,20 +588,25 @@ void Kernel::expire_handshakes() {
   }
 }
 
+// One duty per due timer, in the table's order. check_detectors() runs on
+// every tick: phi is a level, not an event, so it is sampled whenever the
+// kernel wakes (at the latest every gossip_interval). A gossip round takes
+// the leader's actions with it, so the down check runs alone only between
+// rounds.
 void Kernel::handle_tick(Instant now) {
   advance(now);
   if (shut_down_) return;
-  expire_handshakes();
-  expire_asks();
-  expire_probes();
-  if (now_ >= next_heartbeat_) heartbeat_round();
+  if (timers().due(Timer::handshake, now_)) expire_handshakes();
+  if (timers().due(Timer::ask, now_)) expire_asks();
+  if (timers().due(Timer::probe, now_)) expire_probes();
+  if (timers_.due(Timer::heartbeat, now_)) heartbeat_round();
   check_detectors();
-  if (now_ >= next_gossip_) {
+  if (timers_.due(Timer::gossip, now_)) {
     gossip_round();
-  } else if (now_ >= next_down_check_) {
+  } else if (timers_.due(Timer::down_check, now_)) {
     leader_actions();
   }
-  connect_due(now_);
+  if (timers().due(Timer::dial, now_)) connect_due(now_);
   dispatch();
   sweep();
 }
@@ -706,17 +711,35 @@ std::optional<Event> Kernel::poll_event() {
   return event;
 }
 
+TimerTable Kernel::timers() const {
+  TimerTable table = timers_;
+  table.arm(Timer::handshake, awaiting_hello_.empty() ? Instant::never() : awaiting_hello_.begin()->first);
+  table.arm(Timer::ask, next_ask_expiry());
+  table.arm(Timer::probe, earliest_probe_deadline());
+  table.arm(Timer::dial, earliest_dial());
+  return table;
+}
+
+Instant Kernel::earliest_probe_deadline() const {
+  Instant earliest = Instant::never();
+  for (const auto& [id, probe] : probes_asked_) earliest = std::min(earliest, probe.deadline);
+  for (const auto& [id, probe] : probes_helping_) earliest = std::min(earliest, probe.deadline);
+  return earliest;
+}
+
+Instant Kernel::earliest_dial() const {
+  Instant earliest = Instant::never();
+  for (const OutboundIt& it : dial_waiting_) {
+    if (!it->second.link.has_value() && !it->second.retired) earliest = std::min(earliest, it->second.next_attempt);
+  }
+  return earliest;
+}
+
 Instant Kernel::next_deadline() const {
+  if (!started_) return Instant{};  // the first input starts the kernel: a tick at once
   if (shut_down_) return next_ask_expiry();
   if (!run_queue_.empty()) return now_;
-  Instant next = std::min({next_gossip_, next_heartbeat_, next_down_check_, next_ask_expiry()});
-  if (!awaiting_hello_.empty()) next = std::min(next, awaiting_hello_.begin()->first);
-  for (const auto& [id, probe] : probes_asked_) next = std::min(next, probe.deadline);
-  for (const auto& [id, probe] : probes_helping_) next = std::min(next, probe.deadline);
-  for (const OutboundIt& it : dial_waiting_) {
-    if (!it->second.link.has_value() && !it->second.retired) next = std::min(next, it->second.next_attempt);
-  }
-  return next;
+  return timers().next();
 }
 
 std::size_t Kernel::outbound_bytes_queued(const NodeAddress& peer) const {

@@ -57,6 +57,7 @@
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
 #include "kernel/prng.hpp"
+#include "kernel/timers.hpp"
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/message.hpp"
 
@@ -186,6 +187,11 @@ class Kernel {
                       wire::WireError error = wire::WireError::none);
   void on_inbound_frame(LinkId id, Inbound& link, std::span<const std::uint8_t> payload);
   void sweep();
+  // The owned timers (timers_) with the derived ones read from their
+  // structures (kernel/timers.hpp).
+  TimerTable timers() const;
+  Instant earliest_probe_deadline() const;
+  Instant earliest_dial() const;
   void on_outbound_frame(Outbound& link, std::span<const std::uint8_t> payload);
   void on_message(const MemberId& peer, wire::Message&& message);
   wire::Hello make_hello(std::array<std::uint8_t, wire::kNonceBytes> nonce) const;
@@ -281,6 +287,7 @@ class Kernel {
   bool started_ = false;
   bool shut_down_ = false;
   bool leaving_ = false;
+  TimerTable timers_;  // the owned timers; timers() adds the derived ones
 
   // Membership state (the gossip payload) and its bookkeeping.
   MemberTable members_;
@@ -302,12 +309,9 @@ class Kernel {
   std::vector<MemberId> unreachable_view_;       // sorted; for ReachabilityEvents
   std::vector<NodeAddress> sorted_seeds_;        // config_.seeds, sorted and unique
   NodeAddress link_sweep_cursor_;                // close_idle_links resumes after it
-  Instant next_gossip_;
   Instant last_gossip_;                          // when gossip_round last ran
-  Instant next_down_check_ = Instant::never();   // the earliest an unreachable member falls due
   Instant next_join_attempt_;
   Instant next_heal_probe_;
-  Instant next_heartbeat_;
 
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes

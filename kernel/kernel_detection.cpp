@@ -147,7 +147,7 @@ std::vector<MemberId> Kernel::monitors_of(const MemberId& subject) const {
 }
 
 void Kernel::heartbeat_round() {
-  next_heartbeat_ = now_ + config_.heartbeat_interval;
+  timers_.arm(Timer::heartbeat, now_ + config_.heartbeat_interval);
   for (const auto& [subject, monitor] : monitors_) {
     send_control(subject.address, wire::Heartbeat{++heartbeat_sequence_});
   }

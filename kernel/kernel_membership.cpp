@@ -79,8 +79,8 @@ void Kernel::start_membership() {
   std::sort(sorted_seeds_.begin(), sorted_seeds_.end());
   sorted_seeds_.erase(std::unique(sorted_seeds_.begin(), sorted_seeds_.end()), sorted_seeds_.end());
   members_.merge(Member{self_, MemberStatus::joining});
-  next_gossip_ = now_;  // the first round (and its join) at once, not a round late
-  next_heartbeat_ = now_ + config_.heartbeat_interval;
+  timers_.arm(Timer::gossip, now_);  // the first round (and its join) at once, not a round late
+  timers_.arm(Timer::heartbeat, now_ + config_.heartbeat_interval);
   next_join_attempt_ = now_;
   events_.push_back(MemberEvent{Member{self_, MemberStatus::joining}, false, MemberStatus::joining});
   on_state_changed();
@@ -102,7 +102,7 @@ void Kernel::on_state_changed() {
 void Kernel::hasten_gossip(bool is_converged) {
   if (!started_ || is_converged) return;
   const Instant soonest = std::max(now_, last_gossip_ + config_.gossip_interval / 4);
-  next_gossip_ = std::min(next_gossip_, soonest);
+  timers_.arm_no_later(Timer::gossip, soonest);
 }
 
 void Kernel::update_reachability_view() {
@@ -356,7 +356,7 @@ void Kernel::leader_actions() {
   // so a member is downed when its wait ends, not up to a round later.
   // Cleared first, so a node that is not (or no longer) the leader holds
   // no deadline.
-  next_down_check_ = Instant::never();
+  timers_.disarm(Timer::down_check);
   if (leader() != self_.address) return;
   // Alone and joining: only the first seed forms a cluster by itself (as in
   // Akka). Any other node waits for a seed's answer, or a restart during a
@@ -377,7 +377,7 @@ void Kernel::leader_actions() {
         apply_status(m.address(), MemberStatus::down);
         continue;
       }
-      next_down_check_ = std::min(next_down_check_, due);
+      timers_.arm_no_later(Timer::down_check, due);
     }
     if (m.status == MemberStatus::down) {
       const auto since = down_since_.find(m.address());
@@ -542,7 +542,7 @@ void Kernel::refresh_gossip_targets() {
 }
 
 void Kernel::gossip_round() {
-  next_gossip_ = now_ + config_.gossip_interval;
+  timers_.arm(Timer::gossip, now_ + config_.gossip_interval);
   last_gossip_ = now_;
   prune_gone();
   leader_actions();

@@ -1,0 +1,19 @@
+#include "kernel/timers.hpp"
+
+namespace weft {
+
+std::string_view to_string(Timer timer) {
+  switch (timer) {
+    case Timer::handshake: return "handshake";
+    case Timer::ask: return "ask";
+    case Timer::probe: return "probe";
+    case Timer::heartbeat: return "heartbeat";
+    case Timer::gossip: return "gossip";
+    case Timer::down_check: return "down_check";
+    case Timer::dial: return "dial";
+  }
+  WEFT_ASSERT(false);
+  return "";
+}
+
+}  // namespace weft
