@@ -606,6 +606,9 @@ void Kernel::handle_tick(Instant now) {
   } else if (timers_.due(Timer::down_check, now_)) {
     leader_actions();
   }
+  if (shut_down_) return;  // downed by the round: nothing more to do
+  if (timers_.due(Timer::join, now_)) join_attempt();
+  if (timers_.due(Timer::heal_probe, now_)) heal_probe();
   if (timers().due(Timer::dial, now_)) connect_due(now_);
   dispatch();
   sweep();

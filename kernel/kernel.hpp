@@ -229,6 +229,7 @@ class Kernel {
   void refresh_gossip_targets();
   void hasten_gossip(bool is_converged);
   void heal_probe();
+  void join_attempt();
   void close_idle_links(bool joining);
   void send_gossip_state(const NodeAddress& peer);
   wire::GossipState make_gossip_state() const;
@@ -310,8 +311,6 @@ class Kernel {
   std::vector<NodeAddress> sorted_seeds_;        // config_.seeds, sorted and unique
   NodeAddress link_sweep_cursor_;                // close_idle_links resumes after it
   Instant last_gossip_;                          // when gossip_round last ran
-  Instant next_join_attempt_;
-  Instant next_heal_probe_;
 
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes

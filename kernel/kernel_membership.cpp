@@ -79,9 +79,11 @@ void Kernel::start_membership() {
   std::sort(sorted_seeds_.begin(), sorted_seeds_.end());
   sorted_seeds_.erase(std::unique(sorted_seeds_.begin(), sorted_seeds_.end()), sorted_seeds_.end());
   members_.merge(Member{self_, MemberStatus::joining});
-  timers_.arm(Timer::gossip, now_);  // the first round (and its join) at once, not a round late
+  // The first round, join and heal probe at once, not a round late.
+  timers_.arm(Timer::gossip, now_);
+  timers_.arm(Timer::join, now_);
+  if (!config_.mutations.heal_probe_off) timers_.arm(Timer::heal_probe, now_);
   timers_.arm(Timer::heartbeat, now_ + config_.heartbeat_interval);
-  next_join_attempt_ = now_;
   events_.push_back(MemberEvent{Member{self_, MemberStatus::joining}, false, MemberStatus::joining});
   on_state_changed();
 }
@@ -93,6 +95,12 @@ void Kernel::on_state_changed() {
   seen_.assign(1, self_);
   ++seen_version_;
   hasten_gossip(converged());
+  // A node that finds itself alone (every other member gone) joins again
+  // through the seeds, at once unless an attempt is already due.
+  refresh_gossip_targets();
+  if (started_ && gossip_targets_.peers.empty() && !timers_.armed(Timer::join)) {
+    timers_.arm(Timer::join, now_);
+  }
 }
 
 // A change (or news of who has seen it) waits for no round: the next round
@@ -321,7 +329,7 @@ void Kernel::rejoin() {
   const std::vector<Member> before(members_.members().begin(), members_.members().end());
   members_.merge(Member{self_, MemberStatus::joining});
   emit_member_changes(before);
-  next_join_attempt_ = now_;
+  timers_.arm(Timer::join, now_);
   on_state_changed();
 }
 
@@ -452,8 +460,8 @@ void Kernel::heal_probe() {
   // its digest to one seed or downed/removed member it does not count as
   // live: whoever answers with a different state starts the merge, and the
   // side that learns it was downed rejoins (M5).
-  if (now_ < next_heal_probe_ || config_.mutations.heal_probe_off) return;
-  next_heal_probe_ = now_ + config_.join_retry_interval;
+  WEFT_ASSERT(!config_.mutations.heal_probe_off && timers_.due(Timer::heal_probe, now_));
+  timers_.arm(Timer::heal_probe, now_ + config_.join_retry_interval);
   // Seeds not live and members not live, but self: both lists are sorted
   // and unique, so their union is a merge, not a sort.
   const std::span<const Member> members = members_.members();
@@ -541,6 +549,32 @@ void Kernel::refresh_gossip_targets() {
   WEFT_ASSERT(targets.unseen.size() <= targets.peers.size() && targets.peers.size() < members.size());
 }
 
+// Timer::join: due at start, on rejoining and whenever this node finds
+// itself alone; repeats every join_retry_interval until another live member
+// is known.
+void Kernel::join_attempt() {
+  refresh_gossip_targets();
+  if (!gossip_targets_.peers.empty()) {
+    timers_.disarm(Timer::join);
+    return;
+  }
+  timers_.arm(Timer::join, now_ + config_.join_retry_interval);
+  std::vector<const NodeAddress*> contacts;
+  for (const NodeAddress& seed : config_.seeds) {
+    if (seed != self_.address) contacts.push_back(&seed);
+  }
+  if (contacts.size() > kJoinContacts) {
+    // A random few (partial Fisher-Yates), different on every attempt.
+    for (std::size_t i = 0; i < kJoinContacts; ++i) {
+      const std::size_t pick = i + static_cast<std::size_t>(prng_.below(contacts.size() - i));
+      std::swap(contacts[i], contacts[pick]);
+    }
+    contacts.resize(kJoinContacts);
+  }
+  for (const NodeAddress* seed : contacts) send_control(*seed, wire::Join{});
+  WEFT_ASSERT(contacts.size() <= kJoinContacts && timers_.armed(Timer::join));
+}
+
 void Kernel::gossip_round() {
   timers_.arm(Timer::gossip, now_ + config_.gossip_interval);
   last_gossip_ = now_;
@@ -554,23 +588,6 @@ void Kernel::gossip_round() {
   std::vector<std::uint32_t> peers = gossip_targets_.peers;
   std::vector<std::uint32_t> unseen = gossip_targets_.unseen;
   const std::span<const Member> members = members_.members();
-  if (peers.empty() && now_ >= next_join_attempt_) {
-    next_join_attempt_ = now_ + config_.join_retry_interval;
-    std::vector<const NodeAddress*> contacts;
-    for (const NodeAddress& seed : config_.seeds) {
-      if (seed != self_.address) contacts.push_back(&seed);
-    }
-    if (contacts.size() > kJoinContacts) {
-      // A random few (partial Fisher-Yates), different on every attempt.
-      for (std::size_t i = 0; i < kJoinContacts; ++i) {
-        const std::size_t pick = i + static_cast<std::size_t>(prng_.below(contacts.size() - i));
-        std::swap(contacts[i], contacts[pick]);
-      }
-      contacts.resize(kJoinContacts);
-    }
-    for (const NodeAddress* seed : contacts) send_control(*seed, wire::Join{});
-  }
-  heal_probe();
   close_idle_links(peers.empty());
 
   // Push-pull: a digest to `fanout` peers, preferring ones that have not

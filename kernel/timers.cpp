@@ -10,6 +10,8 @@ std::string_view to_string(Timer timer) {
     case Timer::heartbeat: return "heartbeat";
     case Timer::gossip: return "gossip";
     case Timer::down_check: return "down_check";
+    case Timer::join: return "join";
+    case Timer::heal_probe: return "heal_probe";
     case Timer::dial: return "dial";
   }
   WEFT_ASSERT(false);

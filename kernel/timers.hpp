@@ -6,7 +6,7 @@
 // round never works from a link, ask or probe that is already over.
 //
 // Some timers are owned: the duty re-arms its own timer when it runs
-// (heartbeat, gossip, down check). The others are derived: their
+// (heartbeat, gossip, down check, join, heal probe). The others are derived: their
 // deadline is the earliest of a structure the kernel keeps anyway (the
 // accepted links awaiting a hello, the ask table, the probes, the links
 // waiting out a backoff), and Kernel::timers() reads it from there, so no
@@ -31,9 +31,11 @@ enum class Timer : std::uint8_t {
   heartbeat,   // owned: heartbeats to the subjects this node monitors, every heartbeat_interval
   gossip,      // owned: a gossip round, every gossip_interval (sooner while a change spreads)
   down_check,  // owned: the leader's earliest unreachable member falls due for downing
+  join,        // owned: a join attempt through the seeds, while no other live member is known
+  heal_probe,  // owned: a digest to one seed or gone member, every join_retry_interval
   dial,        // derived: an outbound link waiting out its backoff may dial
 };
-inline constexpr std::size_t kTimerCount = 7;
+inline constexpr std::size_t kTimerCount = 9;
 static_assert(static_cast<std::size_t>(Timer::dial) + 1 == kTimerCount);
 
 std::string_view to_string(Timer timer);
