@@ -640,7 +640,8 @@ std::optional<Transmit> Kernel::poll_transmit() {
     // Authenticated: nothing behind the hello until the acceptor's proof.
     if (config_.auth.enabled() && !out.peer.has_value()) continue;
     // Membership and detection traffic never waits behind user messages
-    // (ARCHITECTURE.md); the mutation puts it behind them, to show F2 fail.
+    // (docs/messaging.md); the two mutations put it behind them, to show F2
+    // and F4 fail.
     const bool user_first =
         (config_.mutations.control_behind_user || config_.mutations.liveness_behind_user) && out.user_queued() > 0;
     if (!out.control.empty() && !user_first) {
