@@ -104,8 +104,23 @@ class MembershipSafety {
   void check(const Simulator& sim, std::vector<std::string>& failures);
 
  private:
+  // What one life of a node last held for each address it ever listed,
+  // sorted by address; an address pruned from its table keeps its entry (a
+  // record that comes back must not be older).
+  struct Held {
+    NodeAddress address;
+    std::uint64_t incarnation = 0;
+    int status = 0;
+  };
+  struct Life {
+    bool compared = false;
+    std::uint64_t digest = 0;  // of the member table held when last compared
+    std::vector<Held> held;
+  };
+  void compare(std::size_t node, const Kernel& kernel, Life& life, std::vector<std::string>& failures);
+
   Judged* judged_;
-  std::map<std::tuple<std::size_t, std::uint64_t, NodeAddress>, std::pair<std::uint64_t, int>> seen_;
+  std::vector<std::map<std::uint64_t, Life>> lives_;  // [node][incarnation]
 };
 
 // W3 at the trust boundary: a rogue peer (garbage, a wrong cluster, a stale
