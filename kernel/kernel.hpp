@@ -123,6 +123,10 @@ class Kernel {
   // The detector judging a monitored subject; nullptr if not monitored.
   const PhiDetector* detector(const MemberId& subject) const;
   std::size_t mailbox_size(std::string_view actor) const;
+  // The most messages any one actor's mailbox holds now, in O(actors): a
+  // checker that reads mailboxes after every input reads this one number
+  // rather than looking each actor up by name.
+  std::size_t deepest_mailbox() const;
   std::size_t pending_asks() const { return asks_.size(); }
   std::size_t outbound_bytes_queued(const NodeAddress& peer) const;
 

@@ -402,4 +402,10 @@ std::size_t Kernel::mailbox_size(std::string_view actor) const {
   return found == actor_index_.end() ? 0 : actors_[found->second]->mailbox.size();
 }
 
+std::size_t Kernel::deepest_mailbox() const {
+  std::size_t deepest = 0;
+  for (const std::unique_ptr<Actor>& actor : actors_) deepest = std::max<std::size_t>(deepest, actor->mailbox.size());
+  return deepest;
+}
+
 }  // namespace weft

@@ -104,8 +104,23 @@ class MembershipSafety {
   void check(const Simulator& sim, std::vector<std::string>& failures);
 
  private:
+  // What one life of a node last held for each address it ever listed,
+  // sorted by address; an address pruned from its table keeps its entry (a
+  // record that comes back must not be older).
+  struct Held {
+    NodeAddress address;
+    std::uint64_t incarnation = 0;
+    int status = 0;
+  };
+  struct Life {
+    bool compared = false;
+    std::uint64_t digest = 0;  // of the member table held when last compared
+    std::vector<Held> held;
+  };
+  void compare(std::size_t node, const Kernel& kernel, Life& life, std::vector<std::string>& failures);
+
   Judged* judged_;
-  std::map<std::tuple<std::size_t, std::uint64_t, NodeAddress>, std::pair<std::uint64_t, int>> seen_;
+  std::vector<std::map<std::uint64_t, Life>> lives_;  // [node][incarnation]
 };
 
 // W3 at the trust boundary: a rogue peer (garbage, a wrong cluster, a stale
@@ -162,7 +177,7 @@ class DetectionAccuracy {
   void check_intervals(std::size_t node, const Kernel& kernel, std::span<const MemberId> monitored,
                        std::vector<std::string>& failures);
   Excuse& pair(std::size_t a, std::size_t b);
-  const Excuse* find_pair(std::size_t a, std::size_t b) const;
+  bool pair_excused(std::size_t a, std::size_t b, Instant now) const;
 
   Duration grace_;
   Duration acceptable_pause_;
@@ -174,6 +189,7 @@ class DetectionAccuracy {
     std::uint64_t incarnation = 0;  // of the life that was paused
   };
   std::vector<std::optional<Refutation>> refute_;
+  std::vector<std::size_t> refuting_;  // the nodes whose refute_ is set, in order
   Duration refute_within_;
   std::vector<bool> short_paused_;     // F3 rather than F2 in the report
   std::vector<Excuse> down_node_;      // overlapping cuts touching the node
@@ -182,7 +198,17 @@ class DetectionAccuracy {
   // process (the simulator keeps the later end).
   std::vector<Instant> pause_start_;
   std::vector<Instant> pause_end_;
-  std::map<std::pair<std::size_t, std::size_t>, Excuse> pair_;  // (low, high)
+  std::map<std::pair<std::size_t, std::size_t>, Excuse> pair_;  // (low, high), from cuts
+  // A partition or flap excuses every pair across its side: one record per
+  // fault rather than a pair_ entry per crossing pair (a quarter of N x N).
+  // A pair is excused while any record holding it is, as if one Excuse had
+  // taken every fault that touched the pair (heal ends them all, a flap
+  // extends them all).
+  struct Side {
+    std::vector<bool> in;  // [node]
+    Excuse excuse;
+  };
+  std::vector<Side> sides_;
   Excuse everyone_;                    // a big latency spike
   Excuse down_everyone_;               // a partition: anybody may be downed
   std::set<std::pair<std::size_t, std::size_t>> active_cuts_;  // (low, high)
@@ -196,7 +222,15 @@ class DetectionAccuracy {
   Judged* judged_;
   // Per (node, life, subject): the detector's intervals_recorded() when last
   // checked; only the intervals recorded since are checked again.
-  std::map<std::tuple<std::size_t, std::uint64_t, MemberId>, std::uint64_t> intervals_seen_;
+  std::vector<std::map<std::pair<std::uint64_t, MemberId>, std::uint64_t>> intervals_seen_;  // [node][(life, subject)]
+  // Per node, the members its table holds down (F4), read again only when
+  // the table's digest moves.
+  struct Downs {
+    bool read = false;
+    std::uint64_t digest = 0;
+    std::vector<MemberId> down;
+  };
+  std::vector<Downs> downs_;
   Instant flood_until_;  // a flood runs until then (F2's judgements count it)
   struct Crash {
     std::size_t node = 0;

@@ -12,10 +12,33 @@ NoFlapping::NoFlapping(const Config& config, std::int64_t worst_ppm, Judged* jud
     : probe_timeout_(Duration::nanoseconds(config.probe_timeout.ns() / 1'000'000 * (1'000'000 - worst_ppm))),
       judged_(judged) {}
 
+MemberStatus NoFlapping::self_status(std::size_t node, const Kernel& kernel) {
+  const std::span<const Member> members = kernel.members().members();
+  std::size_t& hint = hints_[node].member;
+  if (hint < members.size() && members[hint].address() == kernel.self().address) return members[hint].status;
+  const Member* me = kernel.members().find(kernel.self().address);
+  if (me == nullptr) return kernel.self_status();  // which asserts, as it always did here
+  hint = static_cast<std::size_t>(me - members.data());
+  return me->status;
+}
+
+const ReachabilityRow* NoFlapping::own_row(std::size_t node, const Kernel& kernel) {
+  const std::span<const ReachabilityRow> rows = kernel.reachability().rows();
+  std::size_t& hint = hints_[node].row;
+  if (hint < rows.size() && rows[hint].observer == kernel.self()) return &rows[hint];
+  const ReachabilityRow* row = kernel.reachability().row(kernel.self());
+  if (row != nullptr) hint = static_cast<std::size_t>(row - rows.data());
+  return row;
+}
+
 void NoFlapping::after_input(std::size_t node, const Kernel& kernel, Instant now) {
+  if (rows_.size() <= node) {
+    rows_.resize(node + 1);
+    hints_.resize(node + 1);
+  }
   // A node that holds its own life down or removed is M3's failure; its own
   // row is pruned with it, which is no flap.
-  if (!found_.empty() || kernel.is_shut_down() || !is_live_status(kernel.self_status())) return;
+  if (!found_.empty() || kernel.is_shut_down() || !is_live_status(self_status(node, kernel))) return;
   const MemberId& self = kernel.self();
   count(judged_, Check::m7_inputs);
   if (kernel.is_unreachable(self)) {
@@ -25,7 +48,7 @@ void NoFlapping::after_input(std::size_t node, const Kernel& kernel, Instant now
   }
   Row& seen = rows_[node];
   if (seen.owner != self) seen = Row{self, 0, {}, {}};  // a new life owns a new row
-  const ReachabilityRow* row = kernel.reachability().row(self);
+  const ReachabilityRow* row = own_row(node, kernel);
   const std::uint64_t version = row == nullptr ? 0 : row->version;
   if (version < seen.version) {
     found_.push_back(cat("M7: n", std::to_string(node), " took back its own reachability row (version ",

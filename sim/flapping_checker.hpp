@@ -42,9 +42,20 @@ class NoFlapping {
     std::vector<MemberId> marked;               // as last seen, sorted
     std::map<MemberId, Instant> withdrawn_at;   // subject -> when this row last withdrew it
   };
+  // Where the node's own record and own row last sat in its tables: after
+  // nearly every input they still sit there, and one comparison replaces a
+  // binary search over N records (this runs after every kernel input).
+  struct Hints {
+    std::size_t member = 0;
+    std::size_t row = 0;
+  };
+  MemberStatus self_status(std::size_t node, const Kernel& kernel);
+  const ReachabilityRow* own_row(std::size_t node, const Kernel& kernel);
+
   Duration probe_timeout_;
   Judged* judged_;
-  std::map<std::size_t, Row> rows_;
+  std::vector<Row> rows_;      // [node]
+  std::vector<Hints> hints_;   // [node]
   std::vector<std::string> found_;
 };
 
