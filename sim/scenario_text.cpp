@@ -55,7 +55,7 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"liveness_behind_user", "F2", "no crash, long pause"}, &Mutations::liveness_behind_user},
     {{"ingest_guard_off", "W3", "the rogue"}, &Mutations::ingest_guard_off},
     {{"cluster_check_off", "W3", "with wrong_cluster"}, &Mutations::cluster_check_off},
-    {{"convergence_off", "M4", "no single view"}, &Mutations::convergence_off},
+    {{"convergence_off", "M6", "(T_boot)"}, &Mutations::convergence_off},
     {{"proof_check_off", "W3", "bad_proof"}, &Mutations::proof_check_off},
     {{"down_keeps_asks", "S3", "saw its target down"}, &Mutations::down_keeps_asks},
     {{"confirmation_off", "F1", "(T_down_closed)"}, &Mutations::confirmation_off},
