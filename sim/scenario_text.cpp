@@ -61,6 +61,9 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"confirmation_off", "F1", "(T_down_closed)"}, &Mutations::confirmation_off},
     {{"pause_floor_off", "F3", "no longer than the forgiven"}, &Mutations::pause_floor_off},
     {{"flap_guard_off", "M7", "unreachable"}, &Mutations::flap_guard_off},
+    {{"joiners_up_late", "M6", "(T_boot)"}, &Mutations::joiners_up_late},
+    {{"leader_ignores_reachability", "F1", "(T_down_partition)"}, &Mutations::leader_ignores_reachability},
+    {{"downed_gossip_ignored", "M5", "(T_merge)"}, &Mutations::downed_gossip_ignored},
 };
 
 // Mutations holds nothing but these flags: a new flag without a name fails here.
