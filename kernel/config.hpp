@@ -64,6 +64,13 @@ struct Mutations {
   bool confirmation_off = false;      // F1: downing ignores confirmations (always down_after_unreachable)
   bool flap_guard_off = false;        // M7: a node lists itself unreachable when others' rows say
                                       //     so, and a probe started before a withdrawal re-marks
+  bool joiners_up_late = false;       // M6: the leader moves joiners up only on its join-retry tick
+                                      //     (once a join_retry_interval, as a leader-actions interval would)
+  bool leader_ignores_reachability = false;  // F1: the leader is the lowest live address, reachable or not,
+                                             //     so the side of a partition without it downs nobody
+  bool downed_gossip_ignored = false; // M5: a state gossiped by a life this node holds down is dropped
+                                      //     (as SWIM drops a dead member's word), so sides that downed
+                                      //     each other never merge
 
   bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;

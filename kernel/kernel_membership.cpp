@@ -60,7 +60,9 @@ std::optional<NodeAddress> Kernel::leader() const {
   for (const MemberStatus wanted : {MemberStatus::up, MemberStatus::joining, MemberStatus::leaving,
                                     MemberStatus::exiting}) {
     for (const Member& m : members_.members()) {
-      if (m.status == wanted && !is_unreachable(m.id)) return m.address();
+      if (m.status == wanted && (!is_unreachable(m.id) || config_.mutations.leader_ignores_reachability)) {
+        return m.address();
+      }
     }
   }
   return std::nullopt;
@@ -222,6 +224,12 @@ void Kernel::send_gossip_state(const NodeAddress& peer) {
 }
 
 void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
+  if (config_.mutations.downed_gossip_ignored) {
+    if (const Member* sender = members_.find(from.address); sender != nullptr && sender->id == from &&
+                                                           !is_live_status(sender->status)) {
+      return;
+    }
+  }
   const MemberTable incoming = accept_records(std::move(state.members));
   std::vector<Member> before;  // filled only when the members change
   bool members_changed = false;
@@ -396,7 +404,11 @@ void Kernel::leader_actions() {
     }
     if (!is_converged || is_unreachable(m.id)) continue;
     switch (m.status) {
-      case MemberStatus::joining: apply_status(m.address(), MemberStatus::up); break;
+      case MemberStatus::joining:
+        if (!config_.mutations.joiners_up_late || timers_.due(Timer::heal_probe, now_)) {
+          apply_status(m.address(), MemberStatus::up);
+        }
+        break;
       case MemberStatus::leaving: apply_status(m.address(), MemberStatus::exiting); break;
       case MemberStatus::exiting: apply_status(m.address(), MemberStatus::removed); break;
       case MemberStatus::up:
@@ -461,6 +473,7 @@ void Kernel::heal_probe() {
   // live: whoever answers with a different state starts the merge, and the
   // side that learns it was downed rejoins (M5).
   WEFT_ASSERT(!config_.mutations.heal_probe_off && timers_.due(Timer::heal_probe, now_));
+  if (config_.mutations.joiners_up_late) leader_actions();  // its only chance to move joiners up
   timers_.arm(Timer::heal_probe, now_ + config_.join_retry_interval);
   // Seeds not live and members not live, but self: both lists are sorted
   // and unique, so their union is a merge, not a sort.

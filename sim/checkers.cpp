@@ -61,6 +61,9 @@ std::string_view to_string(Check check) {
     case Check::m7_remarks: return "M7 re-marks";
     case Check::f1_down_closed: return "F1 T_down_closed";
     case Check::f3_forgiven_pause: return "F3 forgiven pauses";
+    case Check::m6_boot: return "M6 T_boot starts";
+    case Check::f1_partition_down: return "F1 T_down_partition";
+    case Check::m5_merge: return "M5 T_merge heals";
   }
   return "?";
 }

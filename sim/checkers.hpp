@@ -72,9 +72,12 @@ enum class Check : std::uint8_t {
   m7_remarks,       // re-marks of a subject an observer had withdrawn
   f1_down_closed,   // clean closed-socket crashes judged at T_down_closed (crash_downing_checker.hpp)
   f3_forgiven_pause,  // clean pauses shorter than the forgiven pause, judged never downed (pause_downing_checker.hpp)
+  m6_boot,          // clean boots and group restarts judged at T_boot (boot_checker.hpp)
+  f1_partition_down,  // clean partitions whose downs were judged at T_down_partition (partition_checker.hpp)
+  m5_merge,         // clean partitions whose heal was judged at T_merge
 };
-inline constexpr std::size_t kCheckCount = 22;
-static_assert(static_cast<std::size_t>(Check::f3_forgiven_pause) + 1 == kCheckCount);
+inline constexpr std::size_t kCheckCount = 25;
+static_assert(static_cast<std::size_t>(Check::m5_merge) + 1 == kCheckCount);
 std::string_view to_string(Check check);
 using Judged = std::array<std::uint64_t, kCheckCount>;
 inline void count(Judged* judged, Check check, std::uint64_t n = 1) {

@@ -126,6 +126,8 @@ enum class Family : std::uint8_t {
   flood_only,   // every node floods another, often on slow links: F2
   broken_link,  // one link cut between healthy nodes, often beside a flood: F4
   hostile,      // rogue peers, corrupted and truncated streams beside traffic: W3
+  boot_together,    // groups of nodes that start at one instant, nothing else: M6 at T_boot
+  clean_partition,  // one long partition, then its heal, nothing else: F1 at T_down_partition, M5 at T_merge
 };
 std::string_view to_string(Family family);
 Family family_of(std::uint64_t seed);

@@ -55,12 +55,15 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"liveness_behind_user", "F2", "no crash, long pause"}, &Mutations::liveness_behind_user},
     {{"ingest_guard_off", "W3", "the rogue"}, &Mutations::ingest_guard_off},
     {{"cluster_check_off", "W3", "with wrong_cluster"}, &Mutations::cluster_check_off},
-    {{"convergence_off", "M4", "no single view"}, &Mutations::convergence_off},
+    {{"convergence_off", "M6", "(T_boot)"}, &Mutations::convergence_off},
     {{"proof_check_off", "W3", "bad_proof"}, &Mutations::proof_check_off},
     {{"down_keeps_asks", "S3", "saw its target down"}, &Mutations::down_keeps_asks},
     {{"confirmation_off", "F1", "(T_down_closed)"}, &Mutations::confirmation_off},
     {{"pause_floor_off", "F3", "no longer than the forgiven"}, &Mutations::pause_floor_off},
     {{"flap_guard_off", "M7", "unreachable"}, &Mutations::flap_guard_off},
+    {{"joiners_up_late", "M6", "(T_boot)"}, &Mutations::joiners_up_late},
+    {{"leader_ignores_reachability", "F1", "(T_down_partition)"}, &Mutations::leader_ignores_reachability},
+    {{"downed_gossip_ignored", "M5", "(T_merge)"}, &Mutations::downed_gossip_ignored},
 };
 
 // Mutations holds nothing but these flags: a new flag without a name fails here.
