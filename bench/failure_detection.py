@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Harness 9 of BENCHMARKS.md: failure detection on real sockets. Five
+"""Harness 9 of docs/benchmarks.md: failure detection on real sockets. Five
 weftd on loopback (tests/io/weftcluster.py's helpers; 127.0.<net>.1..5), a
 fresh cluster for every run, each scenario run --runs times (5), a Markdown
 table of medians and ranges on stdout (progress on stderr), the runs in

@@ -1,4 +1,4 @@
-// Kernel micro-benchmarks (BENCHMARKS.md, harness 1): the phi detector's
+// Kernel micro-benchmarks (docs/benchmarks.md, harness 1): the phi detector's
 // heartbeat + phi query, the liveness throttle's observe, and member-table
 // merges at N = 5, 100 and 1000, each next to a baseline measured in the same
 // run:

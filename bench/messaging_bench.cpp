@@ -1,4 +1,4 @@
-// Messaging hot paths through the kernel (BENCHMARKS.md harness 1 and the
+// Messaging hot paths through the kernel (docs/benchmarks.md harness 1 and the
 // kernel issue's goals): local tell enqueue + dispatch, mailbox push + take,
 // ask register + complete, and one inbound 64 B user frame through the whole
 // kernel (frame decoder, envelope decode, liveness throttle, mailbox,

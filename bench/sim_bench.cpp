@@ -1,4 +1,4 @@
-// Simulator speed (BENCHMARKS.md, harness 8): simulated events per second
+// Simulator speed (docs/benchmarks.md, harness 8): simulated events per second
 // and the time-compression factor (simulated seconds per wall second) of
 // sim::Simulator, for N = 5, 100 and 1000 nodes booting together (a join
 // storm: every node starts at the same instant and joins through the seeds)

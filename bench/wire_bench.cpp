@@ -1,4 +1,4 @@
-// Wire micro-benchmarks (BENCHMARKS.md, harness 1): envelope encode, decode
+// Wire micro-benchmarks (docs/benchmarks.md, harness 1): envelope encode, decode
 // and round trip for 64 B, 1 KB and 16 KB bodies (plus decode_message, the
 // driver's entry point, for 64 B), and the frame decoder over a 16 MiB stream
 // fed in 64 KiB chunks like socket reads.

@@ -381,7 +381,8 @@ int run_one(const Options& o, const char* verb) {
   std::printf("\n");
   for (const std::string& summary : result.summaries) std::printf("%s\n", summary.c_str());
   std::printf("\nverdicts:\n");
-  std::printf("  safety (M2 M3 F2 F3 F4 F5 S1 S2 S3 S4 W3), checked every 100 ms: %s\n",
+  std::printf("  safety (M2 M3 M7 F2 F3 F4 F5 S1 S2 S3 S4 W3) and timed bounds (F1 downs, M5 T_merge, M6 T_boot),\n"
+              "    checked every 100 ms: %s\n",
               verdict_text(result.verdict, Verdict::safety_failure));
   std::printf("  liveness (M4 M5 F1) after the heal: %s", verdict_text(result.verdict, Verdict::liveness_failure));
   if (result.healed_after) std::printf(" (one view %.3f s after the heal)", static_cast<double>(result.healed_after->ms()) / 1e3);

@@ -1,4 +1,4 @@
-// What the real-socket harnesses (BENCHMARKS.md 2, 3, 5, 6, 7) share: the
+// What the real-socket harnesses (docs/benchmarks.md 2, 3, 5, 6, 7) share: the
 // run options, CPU pinning, a deadline every loop consults, the two-node
 // setup through the real driver, the actors they talk to, percentiles, and
 // the Markdown table every harness prints.

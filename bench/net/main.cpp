@@ -1,4 +1,4 @@
-// weft_bench_net: BENCHMARKS.md harnesses 2, 3, 5, 6 and 7 on real loopback
+// weft_bench_net: docs/benchmarks.md harnesses 2, 3, 5, 6 and 7 on real loopback
 // TCP through weft::io::Node, each beside its raw-TCP baseline measured in
 // the same run. bench/run drives it; by hand:
 //

@@ -1,5 +1,5 @@
 // weft_peer_caf: CAF 0.17 remote actors (Debian libcaf-dev) on the
-// workloads of BENCHMARKS.md harnesses 2 and 3, so `bench/run --peers` can
+// workloads of docs/benchmarks.md harnesses 2 and 3, so `bench/run --peers` can
 // put them beside weft's. Two processes, two actor systems, one BASP
 // connection over loopback TCP through the io::middleman:
 //

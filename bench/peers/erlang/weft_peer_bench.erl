@@ -1,4 +1,4 @@
-%% Erlang distribution on weft's tell and ask workloads (BENCHMARKS.md
+%% Erlang distribution on weft's tell and ask workloads (docs/benchmarks.md
 %% harnesses 2 and 3), for `bench/run --peers`: two nodes, two OS
 %% processes, one distribution connection over loopback.
 %%
