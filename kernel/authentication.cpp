@@ -1,3 +1,5 @@
+// The handshake's transcript, its proofs (signed with the first key, checked
+// against every key) and nonce whitening; the protocol is in authentication.hpp.
 #include "kernel/authentication.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Config: validation (one line per problem), key = value printing, and the
+// time bounds of docs/properties.md derived from a config.
 #include "kernel/config.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// xoshiro256** seeded by splitmix64, and the integer-only distributions
+// drawn from it (the model is in prng.hpp).
 #include "kernel/prng.hpp"
 
 #include <bit>

@@ -1,3 +1,5 @@
+// The pending-ask table (model in ask_table.hpp): where a life's ids start,
+// the two indexes kept in step, and expiry in deadline order.
 #include "kernel/actors/ask_table.hpp"
 
 #include "kernel/prng.hpp"

@@ -1,3 +1,5 @@
+// The bounded mailbox (model in mailbox.hpp): slots that copy a delivery into
+// one reused buffer, and the ring that grows up to its capacity and no further.
 #include "kernel/actors/mailbox.hpp"
 
 #include <algorithm>

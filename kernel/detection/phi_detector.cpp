@@ -1,3 +1,5 @@
+// The phi-accrual detector's window, statistics and trip time (the model is
+// in phi_detector.hpp).
 #include "kernel/detection/phi_detector.hpp"
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// The member table (merge laws in member_table.hpp): lookup, merging one
+// record or a whole table in one walk, pruning, the cached digest, and the
+// fingerprint functions the reachability table shares.
 #include "kernel/membership/member_table.hpp"
 
 #include <algorithm>

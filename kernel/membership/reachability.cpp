@@ -1,3 +1,5 @@
+// The reachability table (merge laws in reachability.hpp): an observer's own
+// marks, merging rows, queries, pruning and the digest.
 #include "kernel/membership/reachability.hpp"
 
 #include <algorithm>

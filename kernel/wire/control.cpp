@@ -1,3 +1,6 @@
+// Codecs of the control messages (shapes in control.hpp): member ids, members
+// and reachability rows as arrays, and gossip lists that leave sorted and are
+// refused unless they arrive sorted.
 #include "kernel/wire/control.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The frame decoder's length check and its gathering of a frame split across
+// reads (the model is in frame.hpp).
 #include "kernel/wire/frame.hpp"
 
 #include <algorithm>

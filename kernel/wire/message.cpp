@@ -1,3 +1,4 @@
+// decode_message: any inbound frame's payload, decoded by its kind's decoder.
 #include "kernel/wire/message.hpp"
 
 namespace weft::wire {

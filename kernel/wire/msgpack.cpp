@@ -1,3 +1,6 @@
+// The out-of-line halves of the MessagePack reader and writer: wide and
+// signed forms, skip_value, and the long lengths and integers the writer
+// rarely needs.
 #include "kernel/wire/msgpack.hpp"
 
 namespace weft::wire {
