@@ -24,6 +24,8 @@ WireError FrameDecoder::check_length(std::uint32_t length) const {
 }
 
 bool FrameDecoder::gather(Bytes& input) {
+  WEFT_ASSERT(gathering_);
+  WEFT_ASSERT(!input.empty());  // so each call makes progress
   if (header_filled_ < kFrameHeaderBytes) {
     const std::size_t take = std::min(kFrameHeaderBytes - header_filled_, input.size());
     std::copy_n(input.begin(), take, header_.begin() + static_cast<std::ptrdiff_t>(header_filled_));

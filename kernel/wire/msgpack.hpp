@@ -62,11 +62,17 @@ inline void store_be64(std::uint8_t* p, std::uint64_t v) {
 
 class Reader {
  public:
-  explicit Reader(Bytes bytes) : data_(bytes.data()), size_(bytes.size()) {}
+  explicit Reader(Bytes bytes) : data_(bytes.data()), size_(bytes.size()) {
+    WEFT_ASSERT(data_ != nullptr || size_ == 0);
+  }
 
   std::size_t position() const { return position_; }
   std::size_t remaining() const { return size_ - position_; }
-  bool at_end() const { return position_ == size_; }
+  // Checked once per message (FieldWalk::finish): no read ran past the end.
+  bool at_end() const {
+    WEFT_ASSERT(position_ <= size_);
+    return position_ == size_;
+  }
 
   // Each read has an inline fast path for the compact forms weft's own
   // encoder writes (fixint, fixstr, bin8, fix headers) and an out-of-line
@@ -142,7 +148,9 @@ class Reader {
 class Writer {
  public:
   // Writes into [begin, begin + capacity); the caller sized it with size_of_*.
-  Writer(std::uint8_t* begin, std::size_t capacity) : cursor_(begin), end_(begin + capacity) {}
+  Writer(std::uint8_t* begin, std::size_t capacity) : cursor_(begin), end_(begin + capacity) {
+    WEFT_ASSERT(begin != nullptr || capacity == 0);
+  }
 
   void write_map_header(std::uint32_t entries) {
     if (entries < 16) {
@@ -223,5 +231,21 @@ class Writer {
   std::uint8_t* cursor_;
   std::uint8_t* end_;
 };
+
+// The size_of_* must agree with the forms the write_* choose, at every
+// boundary between two forms (a disagreement surfaces only as a failed
+// encode, and only for a value at that boundary).
+static_assert(Writer::size_of_uint(0x7f) == 1 && Writer::size_of_uint(0x80) == 2 &&
+              Writer::size_of_uint(0xff) == 2 && Writer::size_of_uint(0x100) == 3 &&
+              Writer::size_of_uint(0xffff) == 3 && Writer::size_of_uint(0x10000) == 5 &&
+              Writer::size_of_uint(0xffffffff) == 5 && Writer::size_of_uint(0x100000000) == 9);
+static_assert(Writer::size_of_str(31) == 32 && Writer::size_of_str(32) == 34 &&
+              Writer::size_of_str(0xff) == 0xff + 2 && Writer::size_of_str(0x100) == 0x100 + 3 &&
+              Writer::size_of_str(0x10000) == 0x10000 + 5);
+static_assert(Writer::size_of_bin(0) == 2 && Writer::size_of_bin(0xff) == 0xff + 2 &&
+              Writer::size_of_bin(0x100) == 0x100 + 3 && Writer::size_of_bin(0x10000) == 0x10000 + 5);
+static_assert(Writer::size_of_container_header(15) == 1 && Writer::size_of_container_header(16) == 3 &&
+              Writer::size_of_container_header(0xffff) == 3 &&
+              Writer::size_of_container_header(0x10000) == 5);
 
 }  // namespace weft::wire
