@@ -69,6 +69,8 @@ class MemberTable {
   std::vector<Member> scratch_;  // reused by merge(table)
   mutable std::uint64_t digest_ = 0;
   mutable bool digest_valid_ = false;
+  mutable std::uint64_t digest_version_ = 0;  // version_ and size when digest_ was computed
+  mutable std::size_t digest_size_ = 0;
   std::uint64_t version_ = 0;
 };
 
