@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernel/actors/behavior.hpp"
+#include "kernel/assert.hpp"
 #include "kernel/config.hpp"
 
 namespace weft {
@@ -92,6 +93,7 @@ class Mailbox {
   // The ring position `offset` places after the head (no division: this is
   // on every message's path).
   std::uint32_t index(std::uint32_t offset) const {
+    WEFT_ASSERT(offset <= slots_.size());  // at most one lap past the head
     const std::uint32_t at = head_ + offset;
     const auto size = static_cast<std::uint32_t>(slots_.size());
     return at >= size ? at - size : at;
