@@ -9,8 +9,9 @@
 //
 // Writer: writes the shortest encoding of each value into a region the
 // caller sized beforehand with the size_of_* functions, so encoding a message
-// is one allocation (or none, into reused capacity) and no bounds checks on
-// the hot path beyond one assertion at the end.
+// is one allocation (or none, into reused capacity). Each write asserts that
+// it fits (one pointer comparison, no error path), and the frame encoder
+// asserts at the end that the region was filled exactly.
 #pragma once
 
 #include <cstdint>
