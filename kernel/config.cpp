@@ -189,6 +189,8 @@ Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
     young.heartbeat(Instant::epoch());
     WEFT_ASSERT(!young.available(Instant::epoch() + b.phi_trip + Duration::nanoseconds(1)));
   }
+  // A threshold of 1 or more means a tail of 10 % or less: past the mean.
+  WEFT_ASSERT(config.phi_threshold < 1 || high > mean);
   const std::uint32_t rounds = gossip_rounds_to_spread(cluster_size, config.gossip_fanout);
   b.spread = config.gossip_interval * rounds;
   // Crash -> the observer's last heartbeat is at most one interval (plus a

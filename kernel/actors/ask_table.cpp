@@ -29,6 +29,7 @@ std::optional<PendingAsk> AskTable::take(AskId id) {
   const auto it = by_id_.find(id);
   if (it == by_id_.end()) return std::nullopt;
   PendingAsk ask = std::move(it->second);
+  WEFT_ASSERT(ask.id == id);  // filed under its own id
   by_id_.erase(it);
   const std::size_t erased = by_deadline_.erase({ask.deadline, id});
   // The two indexes hold the same asks: the deadline index had this one.

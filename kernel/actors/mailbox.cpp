@@ -43,6 +43,8 @@ void MailboxSlot::fill(const Delivery& message) {
 
 void MailboxSlot::fill_completion(DeliveryKind kind, std::uint64_t correlation_id,
                                   std::uint32_t type_tag, std::span<const std::uint8_t> body) {
+  WEFT_ASSERT(kind != DeliveryKind::tell && kind != DeliveryKind::ask);  // an outcome of an ask
+  WEFT_ASSERT(correlation_id != 0);  // the ask's id, never 0, so the behaviour can match it
   fill(Delivery{kind, {}, correlation_id, type_tag, body});
 }
 
@@ -83,10 +85,10 @@ PushResult Mailbox::push(const Delivery& message, MailboxSlot* dropped) {
     result = PushResult::dropped_oldest;
   }
   if (count_ == slots_.size()) grow();
+  WEFT_ASSERT(count_ < slots_.size());  // a free slot after the newest, not the head again
   slots_[index(count_)].fill(message);
   ++count_;
   WEFT_ASSERT(count_ <= capacity_);
-  WEFT_ASSERT(count_ <= slots_.size());
   // Nothing is dropped but from a full mailbox, which is full again after.
   WEFT_ASSERT(result != PushResult::dropped_oldest || count_ == capacity_);
   return result;
@@ -113,7 +115,6 @@ void Mailbox::pop() {
   WEFT_ASSERT(count_ > 0);
   head_ = index(1);
   --count_;
-  WEFT_ASSERT(head_ < slots_.size());
 }
 
 }  // namespace weft

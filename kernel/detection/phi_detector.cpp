@@ -47,17 +47,17 @@ void PhiDetector::record_interval(std::int64_t interval_ns) {
   sum_ns_ += interval_ns;
   sum_squares_ += square;
   ++recorded_;
-  // The window never exceeds its capacity; the ring turns only once full.
-  WEFT_ASSERT(count_ <= parameters_.max_sample_size);
-  WEFT_ASSERT(window_.size() == count_);
-  WEFT_ASSERT(next_ == 0 || count_ == parameters_.max_sample_size);
-  WEFT_ASSERT(next_ < parameters_.max_sample_size);
+  WEFT_ASSERT(count_ <= parameters_.max_sample_size);  // the window never exceeds its capacity
   WEFT_ASSERT(sum_ns_ >= 0);  // a sum of non-negative intervals, less those evicted
   update_trip();
 }
 
 std::int64_t PhiDetector::recent_interval_ns(std::uint32_t age) const {
   WEFT_ASSERT(age < count_);
+  // The two ways of indexing below: the window fills in order, and its ring
+  // turns only once full.
+  WEFT_ASSERT(window_.size() == count_);
+  WEFT_ASSERT(next_ == 0 || count_ == parameters_.max_sample_size);
   const std::uint32_t size = parameters_.max_sample_size;
   const std::int64_t interval =
       count_ < size ? window_[count_ - 1 - age] : window_[(next_ + size - 1 - age) % size];

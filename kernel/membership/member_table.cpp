@@ -127,23 +127,14 @@ std::size_t MemberTable::prune(const std::function<bool(const Member&)>& drop) {
   return before - members_.size();
 }
 
-std::uint64_t MemberTable::digest() const {
-  if (digest_valid_) {
-    // The cache is of the table as it is: no change since (changed() was
-    // called by every path that changes it), no record added or dropped.
-    WEFT_ASSERT(digest_version_ == version_);
-    WEFT_ASSERT(digest_size_ == members_.size());
-    return digest_;
-  }
+std::uint64_t MemberTable::compute_digest() const {
   std::uint64_t h = fingerprint_u64(0, members_.size());
   for (const Member& m : members_) {
     h = fingerprint_member_id(h, m.id);
     h = fingerprint_u64(h, static_cast<std::uint64_t>(m.status));
   }
   digest_ = h;
-  digest_valid_ = true;
   digest_version_ = version_;
-  digest_size_ = members_.size();
   return h;
 }
 

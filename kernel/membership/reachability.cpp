@@ -98,7 +98,18 @@ bool ReachabilityTable::merge(const ReachabilityRow& incoming) {
 bool ReachabilityTable::merge(const ReachabilityTable& other) {
   bool changed = false;
   for (const ReachabilityRow& r : other.rows_) changed = merge(r) || changed;
+  check_invariants();
   return changed;
+}
+
+void ReachabilityTable::check_invariants() const {
+  WEFT_ASSERT(std::adjacent_find(rows_.begin(), rows_.end(), [](const ReachabilityRow& a, const ReachabilityRow& b) {
+                return !row_less(a, b);
+              }) == rows_.end());
+  for (const ReachabilityRow& r : rows_) {
+    WEFT_ASSERT(std::adjacent_find(r.unreachable.begin(), r.unreachable.end(), std::greater_equal<MemberId>()) ==
+                r.unreachable.end());
+  }
 }
 
 bool ReachabilityTable::is_unreachable(
@@ -135,6 +146,7 @@ std::size_t ReachabilityTable::prune(const std::function<bool(const MemberId&)>&
     if (removed > 0) ++own->version;
     dropped += removed;
   }
+  check_invariants();
   return dropped;
 }
 

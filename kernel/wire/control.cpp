@@ -117,6 +117,10 @@ WireError read_sorted_list(Reader& r, std::vector<T>& out, ReadOne read_one, Les
   std::uint32_t n = 0;
   if (WireError e = r.read_array_header(n); e != WireError::none) return e;
   if (n > kMaxGossipEntries) return WireError::invalid_value;
+  // The reader bounded the count by the bytes left (each entry takes one at
+  // least), so what is reserved here is bounded by the frame, whatever the
+  // peer declared.
+  WEFT_ASSERT(n <= r.remaining());
   out.clear();
   out.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i) {

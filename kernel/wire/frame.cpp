@@ -32,6 +32,7 @@ bool FrameDecoder::gather(Bytes& input) {
     header_filled_ += take;
     input = input.subspan(take);
     if (header_filled_ < kFrameHeaderBytes) return false;
+    WEFT_ASSERT(partial_.empty());  // nothing of the previous frame is left in front of this one
     partial_length_ = load_be32(header_.data());
     if (WireError e = check_length(partial_length_); e != WireError::none) {
       fail(e);

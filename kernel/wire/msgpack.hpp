@@ -63,9 +63,7 @@ inline void store_be64(std::uint8_t* p, std::uint64_t v) {
 
 class Reader {
  public:
-  explicit Reader(Bytes bytes) : data_(bytes.data()), size_(bytes.size()) {
-    WEFT_ASSERT(data_ != nullptr || size_ == 0);
-  }
+  explicit Reader(Bytes bytes) : data_(bytes.data()), size_(bytes.size()) {}
 
   std::size_t position() const { return position_; }
   std::size_t remaining() const { return size_ - position_; }
@@ -149,9 +147,7 @@ class Reader {
 class Writer {
  public:
   // Writes into [begin, begin + capacity); the caller sized it with size_of_*.
-  Writer(std::uint8_t* begin, std::size_t capacity) : cursor_(begin), end_(begin + capacity) {
-    WEFT_ASSERT(begin != nullptr || capacity == 0);
-  }
+  Writer(std::uint8_t* begin, std::size_t capacity) : cursor_(begin), end_(begin + capacity) {}
 
   void write_map_header(std::uint32_t entries) {
     if (entries < 16) {
