@@ -1,3 +1,5 @@
+// Where a failed WEFT_ASSERT ends: the expression and its place on stderr,
+// then abort().
 #include "kernel/assert.hpp"
 
 #include <cstdio>

@@ -1,3 +1,5 @@
+// The handshake's transcript, its proofs (signed with the first key, checked
+// against every key) and nonce whitening; the protocol is in authentication.hpp.
 #include "kernel/authentication.hpp"
 
 #include <algorithm>
@@ -54,13 +56,15 @@ std::vector<std::uint8_t> handshake_transcript(HandshakeRole prover, std::string
 
 Proof sign_handshake(const Authentication& auth, HandshakeRole prover, std::string_view cluster_name,
                      const HelloSide& dialer, const HelloSide& acceptor) {
-  WEFT_ASSERT(auth.enabled() && auth.mac != nullptr);
+  WEFT_ASSERT(auth.enabled());
+  WEFT_ASSERT(auth.mac != nullptr);
   return auth.mac(auth.keys.front(), handshake_transcript(prover, cluster_name, dialer, acceptor));
 }
 
 bool verify_handshake(const Authentication& auth, std::span<const std::uint8_t> proof, HandshakeRole prover,
                       std::string_view cluster_name, const HelloSide& dialer, const HelloSide& acceptor) {
-  WEFT_ASSERT(auth.enabled() && auth.mac != nullptr);
+  WEFT_ASSERT(auth.enabled());
+  WEFT_ASSERT(auth.mac != nullptr);
   const std::vector<std::uint8_t> transcript = handshake_transcript(prover, cluster_name, dialer, acceptor);
   bool matched = false;
   // Every key is tried, matched or not, so the time taken does not say which.
@@ -71,12 +75,14 @@ bool verify_handshake(const Authentication& auth, std::span<const std::uint8_t> 
 std::array<std::uint8_t, wire::kNonceBytes> whiten_nonce(const Authentication& auth,
                                                          std::span<const std::uint8_t> drawn,
                                                          std::uint64_t counter) {
-  WEFT_ASSERT(auth.enabled() && auth.mac != nullptr);
+  WEFT_ASSERT(auth.enabled());
+  WEFT_ASSERT(auth.mac != nullptr);
   std::vector<std::uint8_t> input;
   put_text(input, kNonceLabel);
   put_u64(input, counter);
   put_bytes(input, drawn);
   const Proof mac = auth.mac(auth.keys.front(), input);
+  static_assert(wire::kNonceBytes <= std::tuple_size_v<Proof>, "a nonce is cut from one MAC");
   std::array<std::uint8_t, wire::kNonceBytes> nonce{};
   std::copy_n(mac.begin(), nonce.size(), nonce.begin());
   return nonce;

@@ -1,3 +1,5 @@
+// Config: validation (one line per problem), key = value printing, and the
+// time bounds of docs/properties.md derived from a config.
 #include "kernel/config.hpp"
 
 #include <algorithm>
@@ -180,6 +182,15 @@ Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
       std::max(config.phi_min_std_deviation, config.heartbeat_interval / 4).ns());
   const double high = mean + PhiDetector::threshold_y(config.phi_threshold) * sigma;
   b.phi_trip = Duration::nanoseconds(static_cast<std::int64_t>(std::ceil(high)));
+  {
+    // The same solve as the detector's: one that has heard once has tripped
+    // by phi_trip (a nanosecond of slack for the two roundings).
+    PhiDetector young(config.phi_parameters());
+    young.heartbeat(Instant::epoch());
+    WEFT_ASSERT(!young.available(Instant::epoch() + b.phi_trip + Duration::nanoseconds(1)));
+  }
+  // A threshold of 1 or more means a tail of 10 % or less: past the mean.
+  WEFT_ASSERT(config.phi_threshold < 1 || high > mean);
   const std::uint32_t rounds = gossip_rounds_to_spread(cluster_size, config.gossip_fanout);
   b.spread = config.gossip_interval * rounds;
   // Crash -> the observer's last heartbeat is at most one interval (plus a
@@ -201,6 +212,9 @@ Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
   // After a partition heals: links redial (worst backoff), then the sides
   // exchange state and nodes downed by the other side rejoin.
   b.heal = config.reconnect_backoff_max + config.join_retry_interval + b.converge;
+  // A pause that is forgiven must be shorter than a crash takes to be downed,
+  // or the two promises of docs/properties.md contradict each other.
+  WEFT_ASSERT(b.forgiven_pause < b.down);
   return b;
 }
 

@@ -1,3 +1,5 @@
+// Names of link-down causes, close reasons, ask outcomes, dead-letter reasons
+// and marks, and marks parsed back from their names.
 #include "kernel/events.hpp"
 
 namespace weft {

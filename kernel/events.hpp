@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernel/actors/behavior.hpp"
+#include "kernel/assert.hpp"
 #include "kernel/ids.hpp"
 #include "kernel/membership/member.hpp"
 #include "kernel/wire/errors.hpp"
@@ -58,6 +59,10 @@ inline constexpr std::array kAllCloseReasons = {
     CloseReason::handshake_timeout, CloseReason::bad_proof,      CloseReason::unauthenticated,
     CloseReason::wrong_peer,
 };
+// Every reason once, in order; a reason added after wrong_peer must move the
+// second line.
+static_assert(lists_values_in_order(kAllCloseReasons));
+static_assert(kAllCloseReasons.back() == CloseReason::wrong_peer);
 
 std::string_view to_string(LinkDownCause cause);
 std::string_view to_string(CloseReason reason);
@@ -112,6 +117,8 @@ enum class DeadLetterReason : std::uint8_t {
   link_lost,        // queued for a peer that went down before it was sent
 };
 inline constexpr std::size_t kDeadLetterReasonCount = 10;
+// Counters are indexed by reason: a reason added after link_lost must move this.
+static_assert(kDeadLetterReasonCount == static_cast<std::size_t>(DeadLetterReason::link_lost) + 1);
 std::string_view to_string(DeadLetterReason reason);
 
 struct DeadLetter {
@@ -138,6 +145,9 @@ enum class Mark : std::uint8_t {
   early_crash_suspicion,  // a refused redial started probing before phi did
 };
 inline constexpr std::size_t kMarkCount = 8;
+// Counters are indexed by mark and mark_from_string walks 0..kMarkCount-1: a
+// mark added after early_crash_suspicion must move this.
+static_assert(kMarkCount == static_cast<std::size_t>(Mark::early_crash_suspicion) + 1);
 std::string_view to_string(Mark mark);
 // The mark that to_string names `name`; nullopt if none does.
 std::optional<Mark> mark_from_string(std::string_view name);

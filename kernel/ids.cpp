@@ -1,3 +1,5 @@
+// Identities as text: "host:port" (IPv6 bracketed) and its parser,
+// "host:port#incarnation", "host:port/name".
 #include "kernel/ids.hpp"
 
 #include <charconv>

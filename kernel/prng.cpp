@@ -1,3 +1,5 @@
+// xoshiro256** seeded by splitmix64, and the integer-only distributions
+// drawn from it (the model is in prng.hpp).
 #include "kernel/prng.hpp"
 
 #include <bit>
@@ -56,14 +58,19 @@ std::uint64_t Prng::below(std::uint64_t bound) {
       low = static_cast<std::uint64_t>(product);
     }
   }
-  return static_cast<std::uint64_t>(product >> 64);
+  const auto result = static_cast<std::uint64_t>(product >> 64);
+  WEFT_ASSERT(result < bound);
+  return result;
 }
 
 std::int64_t Prng::between(std::int64_t low, std::int64_t high) {
   WEFT_ASSERT(low <= high);
   const std::uint64_t span = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
   const std::uint64_t offset = span == UINT64_MAX ? next_u64() : below(span + 1);
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + offset);
+  const auto result = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + offset);
+  WEFT_ASSERT(low <= result);
+  WEFT_ASSERT(result <= high);
+  return result;
 }
 
 bool Prng::chance(Ratio probability) {
@@ -96,6 +103,10 @@ std::uint64_t log2_fixed(std::uint64_t x, unsigned fraction_bits) {
     fraction = (fraction << 1) | top;
     mantissa >>= top;
   }
+  // The mantissa stayed in [1, 2), and the fraction fits its bits, so it
+  // never carries into the integer part.
+  WEFT_ASSERT(mantissa >> 62 == 1);
+  WEFT_ASSERT(fraction >> fraction_bits == 0);
   return (integer_part << fraction_bits) | fraction;
 }
 
@@ -107,6 +118,10 @@ Duration Prng::exponential(Duration mean) {
   const uint128 scaled = static_cast<uint128>(neg_log2) * kLn2Q32;  // Q(F+32)
   const uint128 ns =
       (scaled * static_cast<std::uint64_t>(mean.ns())) >> (kLogFractionBits + 32);
+  // The cap the header promises: 64 ln 2 = 44.36 x mean, so a draw never
+  // overflows a Duration unless the mean is years long.
+  WEFT_ASSERT(ns * 100 <= static_cast<uint128>(mean.ns()) * 4437);
+  WEFT_ASSERT(ns <= static_cast<uint128>(INT64_MAX));
   return Duration::nanoseconds(static_cast<std::int64_t>(ns));
 }
 
@@ -119,6 +134,9 @@ Duration Prng::normal(Duration mean, Duration stddev) {
     sum_q32 += static_cast<std::int64_t>(word >> 32) + static_cast<std::int64_t>(word & 0xFFFFFFFFULL);
   }
   const std::int64_t z_q32 = sum_q32 - (std::int64_t{6} << 32);
+  // Bounded at +-6 stddev, as the header promises.
+  WEFT_ASSERT(z_q32 >= -(std::int64_t{6} << 32));
+  WEFT_ASSERT(z_q32 <= (std::int64_t{6} << 32));
   const int128 offset = (static_cast<int128>(z_q32) * stddev.ns()) >> 32;
   return mean + Duration::nanoseconds(static_cast<std::int64_t>(offset));
 }

@@ -71,11 +71,13 @@ class Duration {
   }
   constexpr Duration operator/(std::int64_t divisor) const {
     WEFT_ASSERT(divisor != 0);
+    WEFT_ASSERT(divisor != -1 || ns_ != std::numeric_limits<std::int64_t>::min());  // overflows
     return Duration(ns_ / divisor);
   }
   // How many whole `other` fit in this duration.
   constexpr std::int64_t operator/(Duration other) const {
     WEFT_ASSERT(other.ns_ != 0);
+    WEFT_ASSERT(other.ns_ != -1 || ns_ != std::numeric_limits<std::int64_t>::min());  // overflows
     return ns_ / other.ns_;
   }
   constexpr Duration& operator+=(Duration other) { return *this = *this + other; }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernel/actors/behavior.hpp"
+#include "kernel/assert.hpp"
 #include "kernel/ids.hpp"
 #include "kernel/time.hpp"
 
@@ -47,7 +48,10 @@ struct PendingAsk {
 
 class AskTable {
  public:
-  explicit AskTable(std::uint32_t capacity, AskId first_id = 1) : capacity_(capacity), next_id_(first_id) {}
+  explicit AskTable(std::uint32_t capacity, AskId first_id = 1) : capacity_(capacity), next_id_(first_id) {
+    WEFT_ASSERT(capacity > 0);
+    WEFT_ASSERT(first_id != 0);  // an ask's correlation id is never 0 (that is a tell's)
+  }
 
   std::size_t size() const { return by_id_.size(); }
   bool full() const { return by_id_.size() >= capacity_; }
@@ -56,7 +60,10 @@ class AskTable {
   AskId add(Asker asker, NodeAddress target_node, Instant deadline);
   // A fresh id for an ask refused before it was registered (the table was
   // full): it completes at once, and the id is never pending.
-  AskId refuse() { return next_id_++; }
+  AskId refuse() {
+    WEFT_ASSERT(by_id_.empty() || by_id_.rbegin()->first < next_id_);  // so this id is not pending
+    return next_id_++;
+  }
   // Removes and returns the ask if still pending (the one completion).
   std::optional<PendingAsk> take(AskId id);
   // Puts a taken ask back: only Mutations::replies_complete_twice does this.

@@ -1,3 +1,4 @@
+// Names of delivery kinds and send results, as logs and counters print them.
 #include "kernel/actors/behavior.hpp"
 
 namespace weft {

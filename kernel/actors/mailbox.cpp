@@ -1,3 +1,5 @@
+// The bounded mailbox (model in mailbox.hpp): slots that copy a delivery into
+// one reused buffer, and the ring that grows up to its capacity and no further.
 #include "kernel/actors/mailbox.hpp"
 
 #include <algorithm>
@@ -25,6 +27,9 @@ void copy_into(std::uint8_t* at, const void* from, std::size_t bytes) {
 }  // namespace
 
 void MailboxSlot::fill(const Delivery& message) {
+  // The header keeps these lengths in 16 bits (refs bound them far lower).
+  WEFT_ASSERT(message.sender.host.size() <= UINT16_MAX);
+  WEFT_ASSERT(message.sender.name.size() <= UINT16_MAX);
   const auto host_bytes = static_cast<std::uint16_t>(message.sender.host.size());
   const auto name_bytes = static_cast<std::uint16_t>(message.sender.name.size());
   header_ = Header{message.correlation_id, message.type_tag, message.sender.port, host_bytes, name_bytes,
@@ -38,12 +43,15 @@ void MailboxSlot::fill(const Delivery& message) {
 
 void MailboxSlot::fill_completion(DeliveryKind kind, std::uint64_t correlation_id,
                                   std::uint32_t type_tag, std::span<const std::uint8_t> body) {
+  WEFT_ASSERT(kind != DeliveryKind::tell && kind != DeliveryKind::ask);  // an outcome of an ask
+  WEFT_ASSERT(correlation_id != 0);  // the ask's id, never 0, so the behaviour can match it
   fill(Delivery{kind, {}, correlation_id, type_tag, body});
 }
 
 Delivery MailboxSlot::view() const {
   const auto* chars = reinterpret_cast<const char*>(data_.data());
   const std::size_t sender_bytes = std::size_t{header_.host_bytes} + header_.name_bytes;
+  WEFT_ASSERT(data_.size() >= sender_bytes);  // the header describes this slot's buffer
   return Delivery{header_.kind,
                   ActorRefView{std::string_view(chars, header_.host_bytes), header_.sender_port,
                                std::string_view(chars + header_.host_bytes, header_.name_bytes)},
@@ -56,12 +64,16 @@ Mailbox::Mailbox(std::uint32_t capacity, MailboxOverflow policy) : capacity_(cap
 }
 
 void Mailbox::grow() {
+  WEFT_ASSERT(count_ == slots_.size());  // only a full ring grows
+  WEFT_ASSERT(slots_.size() < capacity_);
   const auto new_size = static_cast<std::uint32_t>(
       std::min<std::size_t>(capacity_, std::max<std::size_t>(4, slots_.size() * 2)));
   std::vector<MailboxSlot> grown(new_size);
   for (std::uint32_t i = 0; i < count_; ++i) grown[i] = std::move(slots_[index(i)]);
   slots_.swap(grown);
   head_ = 0;
+  WEFT_ASSERT(slots_.size() <= capacity_);  // memory never grows past `capacity` slots
+  WEFT_ASSERT(slots_.size() > count_);      // room for the message that made it grow
 }
 
 PushResult Mailbox::push(const Delivery& message, MailboxSlot* dropped) {
@@ -73,9 +85,12 @@ PushResult Mailbox::push(const Delivery& message, MailboxSlot* dropped) {
     result = PushResult::dropped_oldest;
   }
   if (count_ == slots_.size()) grow();
+  WEFT_ASSERT(count_ < slots_.size());  // a free slot after the newest, not the head again
   slots_[index(count_)].fill(message);
   ++count_;
   WEFT_ASSERT(count_ <= capacity_);
+  // Nothing is dropped but from a full mailbox, which is full again after.
+  WEFT_ASSERT(result != PushResult::dropped_oldest || count_ == capacity_);
   return result;
 }
 

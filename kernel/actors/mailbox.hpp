@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernel/actors/behavior.hpp"
+#include "kernel/assert.hpp"
 #include "kernel/config.hpp"
 
 namespace weft {

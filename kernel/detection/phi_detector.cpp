@@ -1,3 +1,5 @@
+// The phi-accrual detector's window, statistics and trip time (the model is
+// in phi_detector.hpp).
 #include "kernel/detection/phi_detector.hpp"
 
 #include <algorithm>
@@ -6,12 +8,17 @@
 namespace weft {
 
 double PhiDetector::threshold_y(double threshold) {
+  WEFT_ASSERT(threshold > 0);  // phi is 0 at y = -100, where the search starts
   double low = -100;  // phi ~ 0
   double high = 100;  // phi far above any threshold
   for (int i = 0; i < 200; ++i) {
     const double mid = (low + high) / 2;
     if (phi_of(mid, 0.0, 1.0) < threshold) low = mid; else high = mid;
   }
+  // The bisection keeps the threshold between its ends: at `high` phi has
+  // reached it (so available() is false from the trip time on), at `low` not.
+  WEFT_ASSERT(phi_of(high, 0.0, 1.0) >= threshold);
+  WEFT_ASSERT(phi_of(low, 0.0, 1.0) < threshold);
   return high;
 }
 
@@ -40,20 +47,30 @@ void PhiDetector::record_interval(std::int64_t interval_ns) {
   sum_ns_ += interval_ns;
   sum_squares_ += square;
   ++recorded_;
+  WEFT_ASSERT(count_ <= parameters_.max_sample_size);  // the window never exceeds its capacity
+  WEFT_ASSERT(sum_ns_ >= 0);  // a sum of non-negative intervals, less those evicted
   update_trip();
 }
 
 std::int64_t PhiDetector::recent_interval_ns(std::uint32_t age) const {
   WEFT_ASSERT(age < count_);
-  if (count_ < parameters_.max_sample_size) return window_[count_ - 1 - age];
+  // The two ways of indexing below: the window fills in order, and its ring
+  // turns only once full.
+  WEFT_ASSERT(window_.size() == count_);
+  WEFT_ASSERT(next_ == 0 || count_ == parameters_.max_sample_size);
   const std::uint32_t size = parameters_.max_sample_size;
-  return window_[(next_ + size - 1 - age) % size];
+  const std::int64_t interval =
+      count_ < size ? window_[count_ - 1 - age] : window_[(next_ + size - 1 - age) % size];
+  WEFT_ASSERT(interval >= 0);  // as record_interval took it in
+  return interval;
 }
 
 void PhiDetector::update_trip() {
   mean_with_pause_ns_ = mean_ns() + static_cast<double>(parameters_.acceptable_pause.ns());
   sigma_ns_ = std::max(std_deviation_ns(), static_cast<double>(parameters_.min_std_deviation.ns()));
   trip_elapsed_ns_ = mean_with_pause_ns_ + threshold_y_ * sigma_ns_;
+  // available() compares against it: a NaN would make every peer look dead.
+  WEFT_ASSERT(std::isfinite(trip_elapsed_ns_));
 }
 
 void PhiDetector::heartbeat(Instant now) {
@@ -61,6 +78,7 @@ void PhiDetector::heartbeat(Instant now) {
     const std::int64_t estimate = parameters_.first_heartbeat_estimate.ns();
     record_interval(estimate - estimate / 4);
     record_interval(estimate + estimate / 4);
+    WEFT_ASSERT(count_ >= 2);  // judged against the estimate from the first heartbeat
     has_heartbeat_ = true;
     last_heartbeat_ = now;
     return;

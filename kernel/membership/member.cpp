@@ -1,3 +1,4 @@
+// Member statuses by name, and parsed from their wire numbers.
 #include "kernel/membership/member.hpp"
 
 namespace weft {

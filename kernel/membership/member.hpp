@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kernel/assert.hpp"
 #include "kernel/ids.hpp"
 
 namespace weft {
@@ -31,6 +32,11 @@ enum class MemberStatus : std::uint8_t {
 inline constexpr std::array kAllMemberStatuses = {MemberStatus::joining, MemberStatus::up,
                                                   MemberStatus::leaving, MemberStatus::exiting,
                                                   MemberStatus::down,    MemberStatus::removed};
+// Every status once, in the order above (the order merges rely on); a status
+// added after removed must move the second line, and parse_member_status's
+// bound with it.
+static_assert(lists_values_in_order(kAllMemberStatuses));
+static_assert(kAllMemberStatuses.back() == MemberStatus::removed);
 
 std::string_view to_string(MemberStatus status);
 // nullopt-free parse for the wire: false if `raw` names no status.

@@ -1,3 +1,6 @@
+// The member table (merge laws in member_table.hpp): lookup, merging one
+// record or a whole table in one walk, pruning, the cached digest, and the
+// fingerprint functions the reachability table shares.
 #include "kernel/membership/member_table.hpp"
 
 #include <algorithm>
@@ -50,11 +53,17 @@ MemberTable MemberTable::from_sorted(std::vector<Member> members) {
 bool MemberTable::merge(const Member& member) {
   const auto it = std::lower_bound(members_.begin(), members_.end(), member.address(), address_less);
   if (it == members_.end() || it->address() != member.address()) {
-    members_.insert(it, member);
+    const auto at = members_.insert(it, member);
+    // Still sorted by address and unique around the new record.
+    WEFT_ASSERT(at == members_.begin() || std::prev(at)->address() < at->address());
+    WEFT_ASSERT(std::next(at) == members_.end() || at->address() < std::next(at)->address());
     changed();
     return true;
   }
   if (supersedes_or_equals(*it, member)) return false;
+  // The order is total, so what does not lose wins: a record only ever moves
+  // up (M2).
+  WEFT_ASSERT(supersedes_or_equals(member, *it));
   *it = member;
   changed();
   return true;
@@ -96,7 +105,13 @@ bool MemberTable::merge(const MemberTable& other, std::vector<Member>* previous)
       ++b;
     }
   }
+  // A merge keeps every address of both tables, once.
+  WEFT_ASSERT(scratch_.size() >= members_.size());
+  WEFT_ASSERT(scratch_.size() >= other.members_.size());
+  WEFT_ASSERT(scratch_.size() <= members_.size() + other.members_.size());
   const bool differs = scratch_ != members_;
+  // The fast path above saw news only where the merge makes some.
+  WEFT_ASSERT(differs);
   members_.swap(scratch_);
   if (differs) {
     changed();
@@ -112,15 +127,14 @@ std::size_t MemberTable::prune(const std::function<bool(const Member&)>& drop) {
   return before - members_.size();
 }
 
-std::uint64_t MemberTable::digest() const {
-  if (digest_valid_) return digest_;
+std::uint64_t MemberTable::compute_digest() const {
   std::uint64_t h = fingerprint_u64(0, members_.size());
   for (const Member& m : members_) {
     h = fingerprint_member_id(h, m.id);
     h = fingerprint_u64(h, static_cast<std::uint64_t>(m.status));
   }
   digest_ = h;
-  digest_valid_ = true;
+  digest_version_ = version_;
   return h;
 }
 

@@ -52,7 +52,7 @@ class MemberTable {
   // A fingerprint of the whole table, equal on two nodes iff (with
   // overwhelming likelihood) their tables are equal. Computed in O(n) once
   // per change of the table, then cached.
-  std::uint64_t digest() const;
+  std::uint64_t digest() const { return digest_version_ == version_ ? digest_ : compute_digest(); }
   // Moves on whenever the table changes, so a reader may cache what it
   // derives from the records (indices into members() included).
   std::uint64_t version() const { return version_; }
@@ -60,15 +60,18 @@ class MemberTable {
   friend bool operator==(const MemberTable& a, const MemberTable& b) { return a.members_ == b.members_; }
 
  private:
-  void changed() {
-    digest_valid_ = false;
-    ++version_;
-  }
+  // Every change goes through here, and moving the version on is what
+  // invalidates the cached digest.
+  void changed() { ++version_; }
+  std::uint64_t compute_digest() const;
 
   std::vector<Member> members_;  // sorted by address, unique
   std::vector<Member> scratch_;  // reused by merge(table)
+  // The digest is valid for exactly one version of the table, the one it was
+  // computed from: a cache valid only while the table is unchanged, by
+  // construction. No table reaches version UINT64_MAX.
   mutable std::uint64_t digest_ = 0;
-  mutable bool digest_valid_ = false;
+  mutable std::uint64_t digest_version_ = UINT64_MAX;
   std::uint64_t version_ = 0;
 };
 

@@ -1,7 +1,10 @@
+// The reachability table (merge laws in reachability.hpp): an observer's own
+// marks, merging rows, queries, pruning and the digest.
 #include "kernel/membership/reachability.hpp"
 
 #include <algorithm>
 
+#include "kernel/assert.hpp"
 #include "kernel/membership/member_table.hpp"
 
 namespace weft {
@@ -17,6 +20,19 @@ bool wins(const ReachabilityRow& a, const ReachabilityRow& b) {
   return a.unreachable >= b.unreachable;
 }
 
+bool row_less(const ReachabilityRow& a, const ReachabilityRow& b) { return a.observer < b.observer; }
+
+// For an element just inserted at `at` into a vector kept sorted and unique
+// under `less`: it follows its predecessor and precedes its successor.
+template <class T, class Less>
+bool after_previous(const std::vector<T>& v, typename std::vector<T>::const_iterator at, Less less) {
+  return at == v.begin() || less(*std::prev(at), *at);
+}
+template <class T, class Less>
+bool before_next(const std::vector<T>& v, typename std::vector<T>::const_iterator at, Less less) {
+  return std::next(at) == v.end() || less(*at, *std::next(at));
+}
+
 }  // namespace
 
 const ReachabilityRow* ReachabilityTable::row(const MemberId& observer) const {
@@ -28,6 +44,8 @@ ReachabilityRow& ReachabilityTable::row_for(const MemberId& observer) {
   auto it = std::lower_bound(rows_.begin(), rows_.end(), observer, observer_less);
   if (it == rows_.end() || it->observer != observer) {
     it = rows_.insert(it, ReachabilityRow{observer, 0, {}});
+    WEFT_ASSERT(after_previous(rows_, it, row_less));
+    WEFT_ASSERT(before_next(rows_, it, row_less));
   }
   return *it;
 }
@@ -36,7 +54,9 @@ bool ReachabilityTable::mark_unreachable(const MemberId& observer, const MemberI
   ReachabilityRow& r = row_for(observer);
   const auto it = std::lower_bound(r.unreachable.begin(), r.unreachable.end(), subject);
   if (it != r.unreachable.end() && *it == subject) return false;
-  r.unreachable.insert(it, subject);
+  const auto at = r.unreachable.insert(it, subject);
+  WEFT_ASSERT(after_previous(r.unreachable, at, std::less<MemberId>()));
+  WEFT_ASSERT(before_next(r.unreachable, at, std::less<MemberId>()));
   ++r.version;
   return true;
 }
@@ -48,17 +68,29 @@ bool ReachabilityTable::mark_reachable(const MemberId& observer, const MemberId&
   const auto it = std::lower_bound(r.unreachable.begin(), r.unreachable.end(), subject);
   if (it == r.unreachable.end() || *it != subject) return false;
   r.unreachable.erase(it);
+  // Unique entries: none of the subject is left.
+  WEFT_ASSERT(!std::binary_search(r.unreachable.begin(), r.unreachable.end(), subject));
   ++r.version;
   return true;
 }
 
 bool ReachabilityTable::merge(const ReachabilityRow& incoming) {
+  // A row's subjects are sorted and unique wherever it comes from (its
+  // observer's marks, or the gossip decoder, which refuses anything else):
+  // is_unreachable() binary-searches them.
+  WEFT_ASSERT(std::adjacent_find(incoming.unreachable.begin(), incoming.unreachable.end(),
+                                 std::greater_equal<MemberId>()) == incoming.unreachable.end());
   auto it = std::lower_bound(rows_.begin(), rows_.end(), incoming.observer, observer_less);
   if (it == rows_.end() || it->observer != incoming.observer) {
-    rows_.insert(it, incoming);
+    it = rows_.insert(it, incoming);
+    WEFT_ASSERT(after_previous(rows_, it, row_less));
+    WEFT_ASSERT(before_next(rows_, it, row_less));
     return true;
   }
   if (*it == incoming || wins(*it, incoming)) return false;
+  // wins() is a total order per observer, so what does not lose wins: a
+  // row only ever moves up, and older gossip cannot resurrect an entry.
+  WEFT_ASSERT(wins(incoming, *it));
   *it = incoming;
   return true;
 }
@@ -66,7 +98,18 @@ bool ReachabilityTable::merge(const ReachabilityRow& incoming) {
 bool ReachabilityTable::merge(const ReachabilityTable& other) {
   bool changed = false;
   for (const ReachabilityRow& r : other.rows_) changed = merge(r) || changed;
+  check_invariants();
   return changed;
+}
+
+void ReachabilityTable::check_invariants() const {
+  WEFT_ASSERT(std::adjacent_find(rows_.begin(), rows_.end(), [](const ReachabilityRow& a, const ReachabilityRow& b) {
+                return !row_less(a, b);
+              }) == rows_.end());
+  for (const ReachabilityRow& r : rows_) {
+    WEFT_ASSERT(std::adjacent_find(r.unreachable.begin(), r.unreachable.end(), std::greater_equal<MemberId>()) ==
+                r.unreachable.end());
+  }
 }
 
 bool ReachabilityTable::is_unreachable(
@@ -103,6 +146,7 @@ std::size_t ReachabilityTable::prune(const std::function<bool(const MemberId&)>&
     if (removed > 0) ++own->version;
     dropped += removed;
   }
+  check_invariants();
   return dropped;
 }
 

@@ -69,6 +69,9 @@ class ReachabilityTable {
 
  private:
   ReachabilityRow& row_for(const MemberId& observer);
+  // Rows sorted by observer and unique, each row's subjects sorted and
+  // unique; O(entries), checked after the whole-table operations.
+  void check_invariants() const;
 
   std::vector<ReachabilityRow> rows_;  // sorted by observer, unique
 };

@@ -1,3 +1,6 @@
+// Codecs of the control messages (shapes in control.hpp): member ids, members
+// and reachability rows as arrays, and gossip lists that leave sorted and are
+// refused unless they arrive sorted.
 #include "kernel/wire/control.hpp"
 
 #include <algorithm>
@@ -24,7 +27,29 @@ std::size_t size_of_member_id(const MemberId& id) {
   return 1 + Writer::size_of_str(id.address.host.size()) + Writer::size_of_uint(id.address.port) +
          Writer::size_of_uint(id.incarnation.value);
 }
+// The orders a gossip state's lists travel in.
+constexpr auto address_less = [](const Member& a, const Member& b) { return a.address() < b.address(); };
+constexpr auto observer_less = [](const ReachabilityRow& a, const ReachabilityRow& b) {
+  return a.observer < b.observer;
+};
+
+// What the decoder requires of a list, asserted before one is sent: a peer
+// would close the link on it.
+template <class T, class Less = std::less<T>>
+bool strictly_increasing(const std::vector<T>& items, Less less = Less()) {
+  return std::adjacent_find(items.begin(), items.end(),
+                            [&](const T& a, const T& b) { return !less(a, b); }) == items.end();
+}
+
+// What read_host_port refuses, this node never sends.
+void check_sendable(const MemberId& id) {
+  WEFT_ASSERT(!id.address.host.empty());
+  WEFT_ASSERT(id.address.host.size() <= kMaxHostBytes);
+  WEFT_ASSERT(id.address.port != 0);
+}
+
 void write_member_id(Writer& w, const MemberId& id) {
+  check_sendable(id);
   w.write_array_header(3);
   w.write_str(id.address.host);
   w.write_uint(id.address.port);
@@ -50,6 +75,9 @@ std::size_t size_of_member(const Member& m) {
   return size_of_member_id(m.id) + Writer::size_of_uint(static_cast<std::uint8_t>(m.status));
 }
 void write_member(Writer& w, const Member& m) {
+  check_sendable(m.id);
+  MemberStatus parsed{};
+  WEFT_ASSERT(parse_member_status(static_cast<std::uint8_t>(m.status), parsed));
   w.write_array_header(4);
   w.write_str(m.id.address.host);
   w.write_uint(m.id.address.port);
@@ -73,6 +101,7 @@ std::size_t size_of_row(const ReachabilityRow& row) {
   return size;
 }
 void write_row(Writer& w, const ReachabilityRow& row) {
+  WEFT_ASSERT(strictly_increasing(row.unreachable));
   w.write_array_header(3);
   write_member_id(w, row.observer);
   w.write_uint(row.version);
@@ -88,6 +117,10 @@ WireError read_sorted_list(Reader& r, std::vector<T>& out, ReadOne read_one, Les
   std::uint32_t n = 0;
   if (WireError e = r.read_array_header(n); e != WireError::none) return e;
   if (n > kMaxGossipEntries) return WireError::invalid_value;
+  // The reader bounded the count by the bytes left (each entry takes one at
+  // least), so what is reserved here is bounded by the frame, whatever the
+  // peer declared.
+  WEFT_ASSERT(n <= r.remaining());
   out.clear();
   out.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -136,7 +169,8 @@ void write_subject_message(Writer& w, MessageKind kind, const MemberId& subject,
 template <class T>
 Decoded<T> decode_uint_message(Bytes payload, MessageKind kind, std::uint64_t T::*field) {
   T message{};
-  const WireError e = decode_fields_of(payload, kind, kKindAndOne, [&](unsigned, Reader& r) {
+  const WireError e = decode_fields_of(payload, kind, kKindAndOne, [&](unsigned key, Reader& r) {
+    WEFT_ASSERT(key == 1);  // decode_fields hands over required keys only
     return r.read_uint(message.*field);
   });
   if (e != WireError::none) return {.error = e};
@@ -147,6 +181,7 @@ template <class T>
 Decoded<T> decode_subject_message(Bytes payload, MessageKind kind) {
   T message{};
   const WireError e = decode_fields_of(payload, kind, kKindAndTwo, [&](unsigned key, Reader& r) {
+    WEFT_ASSERT(key == 1 || key == 2);  // decode_fields hands over required keys only
     return key == 1 ? read_member_id(r, message.subject) : r.read_uint(message.probe);
   });
   if (e != WireError::none) return {.error = e};
@@ -213,6 +248,13 @@ void encode(const ProbeAlive& m, Writer& w) {
   write_subject_message(w, kind_of(m), m.subject, m.probe);
 }
 void encode(const GossipState& m, Writer& w) {
+  // The lists as decode_gossip_state requires them (read_sorted_list).
+  WEFT_ASSERT(m.members.size() <= kMaxGossipEntries);
+  WEFT_ASSERT(m.rows.size() <= kMaxGossipEntries);
+  WEFT_ASSERT(m.seen.size() <= kMaxGossipEntries);
+  WEFT_ASSERT(strictly_increasing(m.members, address_less));
+  WEFT_ASSERT(strictly_increasing(m.rows, observer_less));
+  WEFT_ASSERT(strictly_increasing(m.seen));
   w.write_map_header(4);
   write_kind(w, kind_of(m));
   w.write_uint(1);
@@ -247,6 +289,7 @@ Decoded<ProbeAck> decode_probe_ack(Bytes payload) {
 Decoded<GossipDigest> decode_gossip_digest(Bytes payload) {
   GossipDigest message{};
   const WireError e = decode_fields_of(payload, MessageKind::gossip_digest, kKindAndTwo, [&](unsigned key, Reader& r) {
+    WEFT_ASSERT(key == 1 || key == 2);  // decode_fields hands over required keys only
     return r.read_uint(key == 1 ? message.digest : message.seen);
   });
   if (e != WireError::none) return {.error = e};
@@ -261,16 +304,14 @@ Decoded<ProbeAlive> decode_probe_alive(Bytes payload) {
 
 Decoded<GossipState> decode_gossip_state(Bytes payload) {
   GossipState state;
-  const auto address_less = [](const Member& a, const Member& b) { return a.address() < b.address(); };
-  const auto observer_less = [](const ReachabilityRow& a, const ReachabilityRow& b) {
-    return a.observer < b.observer;
-  };
   const WireError e = decode_fields_of(payload, MessageKind::gossip_state, kKindAndThree,
                                    [&](unsigned key, Reader& r) {
     switch (key) {
       case 1: return read_sorted_list(r, state.members, read_member, address_less);
       case 2: return read_sorted_list(r, state.rows, read_row, observer_less);
-      default: return read_sorted_list(r, state.seen, read_member_id, std::less<MemberId>());
+      default:
+        WEFT_ASSERT(key == 3);  // decode_fields hands over required keys only
+        return read_sorted_list(r, state.seen, read_member_id, std::less<MemberId>());
     }
   });
   if (e != WireError::none) return {.error = e};

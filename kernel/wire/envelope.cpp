@@ -1,3 +1,5 @@
+// The envelope codec (fields in envelope.hpp): the sender's validation, the
+// size, the encoder and the one-pass decoder.
 #include "kernel/wire/envelope.hpp"
 
 #include <algorithm>

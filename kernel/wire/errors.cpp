@@ -1,3 +1,4 @@
+// Names of wire errors, as counters and logs print them.
 #include "kernel/wire/errors.hpp"
 
 namespace weft::wire {

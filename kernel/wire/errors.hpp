@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kernel/assert.hpp"
+
 namespace weft::wire {
 
 enum class WireError : std::uint8_t {
@@ -38,6 +40,10 @@ inline constexpr std::array kAllWireErrors = {
     WireError::missing_field,  WireError::string_too_long, WireError::invalid_value,
     WireError::unknown_kind,   WireError::unexpected_kind,
 };
+// Every reason once, in order; a reason added after unexpected_kind must
+// move the second line.
+static_assert(lists_values_in_order(kAllWireErrors));
+static_assert(kAllWireErrors.back() == WireError::unexpected_kind);
 
 std::string_view to_string(WireError error);
 

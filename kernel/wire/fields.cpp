@@ -1,3 +1,5 @@
+// Message kinds by name and by number, and peek_kind, which finds key 0
+// without decoding the rest of a message.
 #include "kernel/wire/fields.hpp"
 
 namespace weft::wire {

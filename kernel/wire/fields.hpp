@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kernel/assert.hpp"
 #include "kernel/wire/errors.hpp"
 #include "kernel/wire/msgpack.hpp"
 
@@ -56,11 +57,34 @@ constexpr bool is_user(MessageKind kind) {
   return static_cast<std::uint8_t>(kind) >= 0x40 && static_cast<std::uint8_t>(kind) <= 0x4f;
 }
 
+// kAllMessageKinds is kept by hand: strictly increasing, so each kind once
+// (parse_kind's table is built from it), ending at the last kind; and every
+// kind in one of the ranges above, as drivers route by range alone.
+static_assert([] {
+  for (std::size_t i = 1; i < kAllMessageKinds.size(); ++i) {
+    if (kAllMessageKinds[i - 1] >= kAllMessageKinds[i]) return false;
+  }
+  return kAllMessageKinds.back() == MessageKind::reply;
+}());
+static_assert([] {
+  for (MessageKind kind : kAllMessageKinds) {
+    if (static_cast<std::uint8_t>(kind) == 0 || (!is_control(kind) && !is_user(kind))) return false;
+  }
+  return true;
+}());
+
 inline constexpr unsigned kKindKey = 0;
 inline constexpr unsigned kFieldKeyLimit = 32;
 inline constexpr std::uint32_t kMaxFields = 16;
+// A message's keys are bits of one uint32_t (FieldWalk's seen set), and no
+// map may declare more fields than there are keys.
+static_assert(kFieldKeyLimit <= 32);
+static_assert(kMaxFields <= kFieldKeyLimit);
 
-constexpr std::uint32_t field_bit(unsigned key) { return std::uint32_t{1} << key; }
+constexpr std::uint32_t field_bit(unsigned key) {
+  WEFT_ASSERT(key < kFieldKeyLimit);
+  return std::uint32_t{1} << key;
+}
 
 // The structural half of a single-pass message decode:
 //
@@ -98,6 +122,7 @@ class FieldWalk {
   }
   // After the last field: nothing may follow, every required key was seen.
   WireError finish(const Reader& reader, std::uint32_t required) const {
+    WEFT_ASSERT(remaining_ == 0);  // every declared field was walked
     if (!reader.at_end()) return WireError::trailing_bytes;
     return (seen_ & required) == required ? WireError::none : WireError::missing_field;
   }
@@ -113,6 +138,7 @@ class FieldWalk {
 // caller checks the kind is one it decodes.
 template <class ReadField>
 WireError decode_fields(Bytes payload, std::uint32_t required, MessageKind& kind, ReadField read_field) {
+  WEFT_ASSERT((required & field_bit(kKindKey)) != 0);  // every message names its kind
   Reader reader(payload);
   FieldWalk walk;
   if (WireError e = walk.begin(reader); e != WireError::none) return e;

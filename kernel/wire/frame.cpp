@@ -1,3 +1,5 @@
+// The frame decoder's length check and its gathering of a frame split across
+// reads (the model is in frame.hpp).
 #include "kernel/wire/frame.hpp"
 
 #include <algorithm>
@@ -22,12 +24,15 @@ WireError FrameDecoder::check_length(std::uint32_t length) const {
 }
 
 bool FrameDecoder::gather(Bytes& input) {
+  WEFT_ASSERT(gathering_);
+  WEFT_ASSERT(!input.empty());  // so each call makes progress
   if (header_filled_ < kFrameHeaderBytes) {
     const std::size_t take = std::min(kFrameHeaderBytes - header_filled_, input.size());
     std::copy_n(input.begin(), take, header_.begin() + static_cast<std::ptrdiff_t>(header_filled_));
     header_filled_ += take;
     input = input.subspan(take);
     if (header_filled_ < kFrameHeaderBytes) return false;
+    WEFT_ASSERT(partial_.empty());  // nothing of the previous frame is left in front of this one
     partial_length_ = load_be32(header_.data());
     if (WireError e = check_length(partial_length_); e != WireError::none) {
       fail(e);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernel/assert.hpp"
 #include "kernel/wire/errors.hpp"
 #include "kernel/wire/msgpack.hpp"
 
@@ -42,6 +43,15 @@ class FrameDecoder {
   WireError check_length(std::uint32_t length) const;
   // Consumes bytes of a frame split across feeds; true when it is complete.
   bool gather(Bytes& input);
+  // Between feeds: a frame is held (gathering_) iff part of its header is,
+  // and its payload only once the whole header is, never more than the
+  // header declared.
+  void check_invariants() const {
+    WEFT_ASSERT(header_filled_ <= kFrameHeaderBytes);
+    WEFT_ASSERT(gathering_ == (header_filled_ > 0));
+    WEFT_ASSERT(partial_.empty() || header_filled_ == kFrameHeaderBytes);
+    WEFT_ASSERT(partial_.size() <= partial_length_);
+  }
   WireError fail(WireError error) { return error_ = error; }
 
   std::uint32_t max_frame_bytes_;
@@ -55,6 +65,7 @@ class FrameDecoder {
 
 template <class OnFrame>
 WireError FrameDecoder::feed(Bytes input, OnFrame&& on_frame) {
+  check_invariants();
   if (error_ != WireError::none) return error_;
   while (!input.empty()) {
     if (gathering_) {
@@ -75,6 +86,7 @@ WireError FrameDecoder::feed(Bytes input, OnFrame&& on_frame) {
     }
     if (!input.empty()) gathering_ = true;
   }
+  check_invariants();
   return error_;
 }
 
@@ -83,6 +95,7 @@ WireError FrameDecoder::feed(Bytes input, OnFrame&& on_frame) {
 template <class Message>
 void append_encoded_frame(std::vector<std::uint8_t>& out, const Message& message, std::size_t payload_bytes) {
   WEFT_ASSERT(payload_bytes <= UINT32_MAX);
+  WEFT_ASSERT(payload_bytes > 0);  // the decoder refuses an empty frame (frame_empty)
   const std::size_t start = out.size();
   out.resize(start + kFrameHeaderBytes + payload_bytes);
   store_be32(out.data() + start, static_cast<std::uint32_t>(payload_bytes));

@@ -1,3 +1,4 @@
+// Codecs of hello and hello_proof (fields in handshake.hpp).
 #include "kernel/wire/handshake.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// decode_message: any inbound frame's payload, decoded by its kind's decoder.
 #include "kernel/wire/message.hpp"
 
 namespace weft::wire {
@@ -28,7 +29,12 @@ Decoded<Message> decode_message(Bytes payload) {
     case MessageKind::gossip_state: return widen(decode_gossip_state(payload));
     case MessageKind::tell:
     case MessageKind::ask:
-    case MessageKind::reply: return widen(decode_envelope(payload));
+    case MessageKind::reply: {
+      Decoded<Envelope> envelope = decode_envelope(payload);
+      // peek_kind and the envelope's decoder read the same key 0.
+      WEFT_ASSERT(!envelope.ok() || envelope.value.kind == kind);
+      return widen(std::move(envelope));
+    }
   }
   return {.error = WireError::unknown_kind};
 }

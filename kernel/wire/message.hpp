@@ -1,6 +1,6 @@
-// Decoding any frame payload: index the map once, read the kind, and hand the
-// same index to that kind's decoder. Drivers call this for every inbound
-// frame.
+// Decoding any frame payload: peek at its kind (key 0, usually the first),
+// then decode the payload with that kind's decoder, which checks the whole
+// map in one pass. The kernel calls this for every inbound frame.
 #pragma once
 
 #include <variant>

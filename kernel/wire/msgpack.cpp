@@ -1,3 +1,6 @@
+// The out-of-line halves of the MessagePack reader and writer: wide and
+// signed forms, skip_value, and the long lengths and integers the writer
+// rarely needs.
 #include "kernel/wire/msgpack.hpp"
 
 namespace weft::wire {
@@ -30,6 +33,7 @@ WireError Reader::read_uint_slow(std::uint64_t& value) {
   if (is_signed && (raw >> (width * 8 - 1)) != 0) return WireError::wrong_type;  // negative
   value = raw;
   position_ += 1 + width;
+  WEFT_ASSERT(position_ <= size_);
   return WireError::none;
 }
 
@@ -63,6 +67,8 @@ WireError Reader::read_length_prefixed(std::uint8_t marker, std::uint8_t fix_low
   }
   if (remaining() - header < length) return WireError::truncated;
   position_ += header;
+  // The caller views the next `length` bytes: they must lie in the input.
+  WEFT_ASSERT(length <= remaining());
   return WireError::none;
 }
 
@@ -111,6 +117,7 @@ WireError Reader::read_container_header(std::uint8_t fix_low, std::uint8_t fix_h
   // a lie, caught here before any caller sizes anything by it.
   if (remaining() - header < count) return WireError::truncated;
   position_ += header;
+  WEFT_ASSERT(count <= remaining());  // callers may size buffers by it
   return WireError::none;
 }
 
@@ -173,6 +180,7 @@ WireError Reader::skip_value() {
     if (remaining() < header + payload) return WireError::truncated;
     position_ += static_cast<std::size_t>(header + payload);
   }
+  WEFT_ASSERT(position_ <= size_);
   return WireError::none;
 }
 

@@ -9,8 +9,9 @@
 //
 // Writer: writes the shortest encoding of each value into a region the
 // caller sized beforehand with the size_of_* functions, so encoding a message
-// is one allocation (or none, into reused capacity) and no bounds checks on
-// the hot path beyond one assertion at the end.
+// is one allocation (or none, into reused capacity). Each write asserts that
+// it fits (one pointer comparison, no error path), and the frame encoder
+// asserts at the end that the region was filled exactly.
 #pragma once
 
 #include <cstdint>
@@ -66,7 +67,11 @@ class Reader {
 
   std::size_t position() const { return position_; }
   std::size_t remaining() const { return size_ - position_; }
-  bool at_end() const { return position_ == size_; }
+  // Checked once per message (FieldWalk::finish): no read ran past the end.
+  bool at_end() const {
+    WEFT_ASSERT(position_ <= size_);
+    return position_ == size_;
+  }
 
   // Each read has an inline fast path for the compact forms weft's own
   // encoder writes (fixint, fixstr, bin8, fix headers) and an out-of-line
@@ -223,5 +228,21 @@ class Writer {
   std::uint8_t* cursor_;
   std::uint8_t* end_;
 };
+
+// The size_of_* must agree with the forms the write_* choose, at every
+// boundary between two forms (a disagreement surfaces only as a failed
+// encode, and only for a value at that boundary).
+static_assert(Writer::size_of_uint(0x7f) == 1 && Writer::size_of_uint(0x80) == 2 &&
+              Writer::size_of_uint(0xff) == 2 && Writer::size_of_uint(0x100) == 3 &&
+              Writer::size_of_uint(0xffff) == 3 && Writer::size_of_uint(0x10000) == 5 &&
+              Writer::size_of_uint(0xffffffff) == 5 && Writer::size_of_uint(0x100000000) == 9);
+static_assert(Writer::size_of_str(31) == 32 && Writer::size_of_str(32) == 34 &&
+              Writer::size_of_str(0xff) == 0xff + 2 && Writer::size_of_str(0x100) == 0x100 + 3 &&
+              Writer::size_of_str(0x10000) == 0x10000 + 5);
+static_assert(Writer::size_of_bin(0) == 2 && Writer::size_of_bin(0xff) == 0xff + 2 &&
+              Writer::size_of_bin(0x100) == 0x100 + 3 && Writer::size_of_bin(0x10000) == 0x10000 + 5);
+static_assert(Writer::size_of_container_header(15) == 1 && Writer::size_of_container_header(16) == 3 &&
+              Writer::size_of_container_header(0xffff) == 3 &&
+              Writer::size_of_container_header(0x10000) == 5);
 
 }  // namespace weft::wire

@@ -1,3 +1,5 @@
+// Codecs of addresses and actor refs, within the protocol's length limits
+// (refs.hpp).
 #include "kernel/wire/refs.hpp"
 
 namespace weft::wire {
