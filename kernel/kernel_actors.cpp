@@ -113,6 +113,10 @@ ActorRef Kernel::spawn(Instant now, std::string name, std::unique_ptr<Behavior> 
   actors_.push_back(std::make_unique<Actor>(Actor{name, ref, std::move(behavior),
                                                   Mailbox(capacity, config_.mailbox_overflow), {}, false}));
   actor_index_.emplace(std::move(name), index);
+  // The ref's slot names this very actor, so spawned_slot() resolves it; one
+  // index entry per actor.
+  WEFT_ASSERT(spawned_slot(ref) == index);
+  WEFT_ASSERT(actor_index_.size() == actors_.size());
   return ref;
 }
 
@@ -134,8 +138,10 @@ SendResult Kernel::tell(Instant now, const ActorRef& target, std::uint32_t type_
 AskId Kernel::ask(Instant now, const ActorRef& target, std::uint32_t type_tag,
                   std::span<const std::uint8_t> body, Duration timeout) {
   advance(now);
+  WEFT_ASSERT(started_);
   const wire::ActorRefView sender{wire::AddressView::of(self_.address), kExternalAsker};
   const AskId id = start_ask(Asker{}, sender, target, type_tag, body, timeout);
+  WEFT_ASSERT(id != 0);  // 0 is no ask: completions are matched by id
   sweep();
   return id;
 }
@@ -143,12 +149,15 @@ AskId Kernel::ask(Instant now, const ActorRef& target, std::uint32_t type_tag,
 AskId Kernel::start_ask(Asker asker, const wire::ActorRefView& sender, const ActorRef& target,
                         std::uint32_t type_tag, std::span<const std::uint8_t> body, Duration timeout) {
   WEFT_ASSERT(timeout > Duration::zero());
+  WEFT_ASSERT(asker.external() || asker.actor < actors_.size());
   if (asks_.full()) {
     const AskId id = asks_.refuse();
     complete_ask(PendingAsk{id, asker, target.node, now_}, AskOutcome::rejected, 0, {});
     return id;
   }
+  const std::size_t pending_before = asks_.size();
   const AskId id = asks_.add(asker, target.node, now_ + timeout);
+  WEFT_ASSERT(asks_.size() == pending_before + 1);
   wire::Envelope envelope{wire::MessageKind::ask, wire::ActorRefView::of(target), sender, id, type_tag, body};
   const SendResult result = send_user(envelope, target.local_slot);
   if (result != SendResult::sent) {
@@ -190,6 +199,7 @@ SendResult Kernel::send_user(const wire::Envelope& envelope, std::uint32_t slot_
                          slot_hint);
   }
   NodeAddress address = node.to_owned();
+  WEFT_ASSERT(address != self_.address);  // the short-circuit above took this node's own
   const Member* member = members_.find(address);
   if (member == nullptr) {
     dead_letter(DeadLetterReason::unknown_member, envelope.target.to_owned(), envelope.type_tag);
@@ -258,6 +268,7 @@ SendResult Kernel::deliver_local(std::string_view name, const Delivery& delivery
         return SendResult::unknown_actor;
       }
       index = found->second;
+      WEFT_ASSERT(index < actors_.size() && actors_[index]->name == name);  // the index is of spawned actors
       last_found_ = index;
     }
   }
@@ -283,6 +294,7 @@ SendResult Kernel::deliver_to(std::uint32_t index, const Delivery& delivery) {
     actor.scheduled = true;
     run_queue_.push_back(index);
   }
+  WEFT_ASSERT(!actor.mailbox.empty());  // what was queued waits in the run queue
   return SendResult::sent;
 }
 
@@ -324,6 +336,7 @@ void Kernel::complete_ask(const PendingAsk& ask, AskOutcome outcome, std::uint32
     events_.push_back(AskCompleted{ask.id, outcome, type_tag, {body.begin(), body.end()}});
     return;
   }
+  WEFT_ASSERT(ask.asker.actor < actors_.size());
   Actor& actor = *actors_[ask.asker.actor];
   DeliveryKind kind = DeliveryKind::reply;
   switch (outcome) {
@@ -342,15 +355,20 @@ void Kernel::complete_ask(const PendingAsk& ask, AskOutcome outcome, std::uint32
 void Kernel::fail_asks_to(const NodeAddress& node) {
   if (config_.mutations.down_keeps_asks) return;
   for (const PendingAsk& ask : asks_.take_for_node(node)) {
+    WEFT_ASSERT(ask.target_node == node);
     complete_ask(ask, AskOutcome::target_down, 0, {});
   }
 }
 
 void Kernel::expire_asks() {
   if (config_.mutations.ask_timeout_off) return;
-  for (const PendingAsk& ask : asks_.take_expired(now_ - ask_expiry_delay())) {
+  const Instant expired_by = now_ - ask_expiry_delay();
+  for (const PendingAsk& ask : asks_.take_expired(expired_by)) {
+    WEFT_ASSERT(ask.deadline <= expired_by);
     complete_ask(ask, AskOutcome::timeout, 0, {});
   }
+  // Every ask left is still inside its time (S2: none completes late).
+  WEFT_ASSERT(asks_.next_deadline() > expired_by);
 }
 
 Instant Kernel::next_ask_expiry() const {
@@ -369,6 +387,7 @@ void Kernel::dispatch() {
   while (budget > 0 && !run_queue_.empty()) {
     const std::uint32_t index = run_queue_.front();
     run_queue_.pop_front();
+    WEFT_ASSERT(index < actors_.size() && actors_[index]->scheduled);  // queued once, while scheduled
     actors_[index]->scheduled = false;
     for (std::uint32_t n = 0; n < config_.dispatch_batch && budget > 0; ++n, --budget) {
       Actor& actor = *actors_[index];  // re-read: a behaviour may spawn and grow actors_
@@ -395,6 +414,8 @@ void Kernel::dispatch() {
       run_queue_.push_back(index);
     }
   }
+  // Bounded: the loop stops only on an exhausted budget or an empty queue.
+  WEFT_ASSERT(budget == 0 || run_queue_.empty());
 }
 
 std::size_t Kernel::mailbox_size(std::string_view actor) const {
