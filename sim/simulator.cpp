@@ -194,7 +194,7 @@ Duration Simulator::latency() {
   return now_ < spike_until_ ? base + spike_ : base;
 }
 
-void Simulator::schedule(Event event) {
+void Simulator::schedule(Occurrence event) {
   event.seq = next_seq_++;
   queue_.push_back(event);
   std::push_heap(queue_.begin(), queue_.end(), Later{});
@@ -225,9 +225,9 @@ void Simulator::schedule_tick(std::size_t node) {
   if (n.tick_pending && n.tick_at <= at) return;
   n.tick_pending = true;
   n.tick_at = at;
-  Event event;
+  Occurrence event;
   event.at = at;
-  event.kind = Event::Kind::tick;
+  event.kind = Occurrence::Kind::tick;
   event.node = static_cast<std::uint32_t>(node);
   event.life = n.life;
   schedule(event);
@@ -239,7 +239,7 @@ bool Simulator::blocked(std::size_t from, std::size_t to) const {
 
 void Simulator::reap() {
   // A connection is forgotten once closed and its other side told, so a
-  // long run with many redials keeps only live connections. Events still
+  // long run with many redials keeps only live connections. Occurrences still
   // naming it find nothing and are dropped.
   for (const std::uint64_t id : finished_) connections_[id].reset();
   finished_.clear();
@@ -285,17 +285,17 @@ void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
     c.last_arrival[slot] = arrival;
     arrival += Duration::nanoseconds(1);
   }
-  Event deliver;
+  Occurrence deliver;
   deliver.at = c.last_arrival[slot];
-  deliver.kind = Event::Kind::deliver;
+  deliver.kind = Occurrence::Kind::deliver;
   deliver.connection = id;
   deliver.to_acceptor = from_dialer;
   schedule(deliver);
   if (reset_after) call_at(c.last_arrival[slot] + Duration::nanoseconds(1), [this, id] { reset_connection(id); });
 
-  Event sent;
+  Occurrence sent;
   sent.at = c.wire_free[slot];
-  sent.kind = Event::Kind::sent;
+  sent.kind = Occurrence::Kind::sent;
   sent.node = static_cast<std::uint32_t>(from_dialer ? c.dialer : c.acceptor);
   sent.life = from_dialer ? c.dialer_life : c.acceptor_life;
   sent.connection = id;
@@ -316,9 +316,9 @@ void Simulator::close_connection(std::uint64_t id, Connection& c, std::size_t cl
     finished_.push_back(id);
     return;
   }
-  Event event;
+  Occurrence event;
   event.at = now_ + latency();
-  event.kind = Event::Kind::peer_closed;
+  event.kind = Occurrence::Kind::peer_closed;
   event.node = static_cast<std::uint32_t>(other);
   event.life = other == c.dialer ? c.dialer_life : c.acceptor_life;
   event.connection = id;
@@ -402,9 +402,9 @@ void Simulator::drain(std::size_t node) {
       c.dialer_link = connect->link;
       set_connection_of(node, connect->link, id);
       c.acceptor = node_of(connect->address);
-      Event event;
+      Occurrence event;
       event.at = now_ + latency();
-      event.kind = Event::Kind::connect_result;
+      event.kind = Occurrence::Kind::connect_result;
       event.node = static_cast<std::uint32_t>(node);
       event.life = n.life;
       event.connection = id;
@@ -437,7 +437,7 @@ void Simulator::drain(std::size_t node) {
     Connection* c = find_connection(id);
     if (c != nullptr && c->open && c->established) transmit(id, *c, c->dialer == node, request.bytes);
   };
-  const auto on_event = [&](weft::Event&& event) {
+  const auto on_event = [&](Event&& event) {
     if (const auto* member = std::get_if<MemberEvent>(&event)) {
       trace(node, member_line(*member), true);
     } else if (const auto* reach = std::get_if<ReachabilityEvent>(&event)) {
@@ -456,11 +456,11 @@ void Simulator::drain(std::size_t node) {
   schedule_tick(node);
 }
 
-void Simulator::process(const Event& event) {
+void Simulator::process(const Occurrence& event) {
   ++events_processed_;
   now_ = event.at;
   switch (event.kind) {
-    case Event::Kind::tick: {
+    case Occurrence::Kind::tick: {
       Node& n = *nodes_[event.node - 1];
       if (!n.kernel || n.life != event.life || !n.tick_pending || n.tick_at != event.at) return;
       n.tick_pending = false;
@@ -472,7 +472,7 @@ void Simulator::process(const Event& event) {
       drain(event.node);
       return;
     }
-    case Event::Kind::connect_result: {
+    case Occurrence::Kind::connect_result: {
       Connection* found = find_connection(event.connection);
       if (found == nullptr) return;
       Connection& c = *found;
@@ -512,7 +512,7 @@ void Simulator::process(const Event& event) {
       drain(c.dialer);
       return;
     }
-    case Event::Kind::deliver: {
+    case Occurrence::Kind::deliver: {
       Connection* found = find_connection(event.connection);
       if (found == nullptr || !found->open) return;
       Connection& c = *found;
@@ -525,7 +525,7 @@ void Simulator::process(const Event& event) {
       if (flight.empty() || flight.front_arrival() > now_) return;
       if (now_ < receiver.paused_until || blocked(from, to)) {
         // Held: a paused process reads later; a cut path retransmits.
-        Event retry = event;
+        Occurrence retry = event;
         retry.at = std::max(receiver.paused_until, now_ + Duration::milliseconds(50));
         schedule(retry);
         return;
@@ -549,7 +549,7 @@ void Simulator::process(const Event& event) {
       }
       return;
     }
-    case Event::Kind::sent: {
+    case Occurrence::Kind::sent: {
       Connection* found = find_connection(event.connection);
       if (found == nullptr || !found->open) return;
       Connection& c = *found;
@@ -558,7 +558,7 @@ void Simulator::process(const Event& event) {
       // A paused process learns nothing; a full window (cut path, paused or
       // slow reader) stalls the write, as a blocked socket would.
       if (now_ < sender.paused_until || c.unread[event.to_acceptor ? 0 : 1] > options_.network.window) {
-        Event retry = event;
+        Occurrence retry = event;
         retry.at = std::max(sender.paused_until, now_ + Duration::milliseconds(10));
         schedule(retry);
         return;
@@ -568,7 +568,7 @@ void Simulator::process(const Event& event) {
       drain(event.node);
       return;
     }
-    case Event::Kind::call: {
+    case Occurrence::Kind::call: {
       const std::size_t slot = static_cast<std::size_t>(event.connection);
       std::function<void()> action = std::move(calls_[slot]);
       calls_[slot] = nullptr;
@@ -576,7 +576,7 @@ void Simulator::process(const Event& event) {
       action();
       return;
     }
-    case Event::Kind::peer_closed: {
+    case Occurrence::Kind::peer_closed: {
       Connection* found = find_connection(event.connection);
       if (found == nullptr) return;
       Connection& c = *found;
@@ -595,7 +595,7 @@ void Simulator::run_for(Duration duration) {
   const Instant end = now_ + duration;
   while (!queue_.empty() && queue_.front().at <= end) {
     std::pop_heap(queue_.begin(), queue_.end(), Later{});
-    const Event event = queue_.back();
+    const Occurrence event = queue_.back();
     queue_.pop_back();
     process(event);
     reap();
@@ -612,7 +612,7 @@ std::optional<Duration> Simulator::run_until(const std::function<bool()>& done, 
       return done() ? std::optional<Duration>(now_ - start) : std::nullopt;
     }
     std::pop_heap(queue_.begin(), queue_.end(), Later{});
-    const Event event = queue_.back();
+    const Occurrence event = queue_.back();
     queue_.pop_back();
     process(event);
     reap();
@@ -717,9 +717,9 @@ void Simulator::call_at(Instant at, std::function<void()> action) {
     free_calls_.pop_back();
     calls_[slot] = std::move(action);
   }
-  Event event;
+  Occurrence event;
   event.at = std::max(at, now_);
-  event.kind = Event::Kind::call;
+  event.kind = Occurrence::Kind::call;
   event.connection = slot;
   schedule(event);
 }
