@@ -183,9 +183,22 @@ class Simulator {
     }
   };
 
-  void schedule(Occurrence event);
-  void process(const Occurrence& event);
+  void schedule(Occurrence occurrence);
+  // Pops the next occurrence, runs it and forgets finished connections.
+  void step();
+  // One handler per kind; process() dispatches.
+  void process(const Occurrence& occurrence);
+  void on_tick(const Occurrence& tick);
+  void on_connect_result(const Occurrence& result);
+  void on_deliver(const Occurrence& delivery);
+  void on_sent(const Occurrence& sent);
+  void on_call(const Occurrence& call);
+  void on_peer_closed(const Occurrence& closed);
+  // After every kernel input: the kernel's outputs, then its next tick.
   void drain(std::size_t node);
+  void dial(std::size_t node, const ConnectCommand& connect);
+  void close_link(std::size_t node, const CloseCommand& close);
+  void trace_kernel_event(std::size_t node, const Event& event);
   void schedule_tick(std::size_t node);
   void transmit(std::uint64_t id, Connection& connection, bool from_dialer,
                 std::span<const std::uint8_t> bytes);
