@@ -125,190 +125,305 @@ std::string view_line(std::size_t node, const Kernel& k) {
   return line;
 }
 
+// One run of a scenario: the simulator, the workloads and every checker,
+// wired together, then played in its phases. Set-up is the constructor;
+// play() applies the faults in the chaos phase (apply), checking every
+// step (run_checked_until), then heals and waits for one view (heal), and
+// finish() gives the verdict and what the run leaves to read.
+class ScenarioRun {
+ public:
+  ScenarioRun(const Scenario& scenario, const std::function<void(const TraceLine&)>& trace_sink,
+              std::span<Workload* const> workloads);
+  ScenarioRun(const ScenarioRun&) = delete;
+  ScenarioRun& operator=(const ScenarioRun&) = delete;
+
+  RunResult play();
+
+ private:
+  // The checkers look at every node this often, in both phases.
+  static constexpr Duration kStep = Duration::milliseconds(100);
+
+  SimOptions options();
+  // Every checker and workload, in this order, each step.
+  void check();
+  // Runs the simulator in steps of kStep until `until`, checking after each,
+  // and stops at the first step that found a failure.
+  void run_checked_until(Instant until);
+  // The chaos phase: each fault applied at its time, the checkers told first.
+  void chaos();
+  void apply(const Fault& fault);
+  void apply_death(const Fault& fault);
+  void apply_pause(const Fault& fault);
+  // The heal phase: every cut restored, then up to the heal budget for one
+  // view; its verdict.
+  void heal();
+  void judge_heal(bool healed, Instant heal_end);
+  // The verdict's last part (required marks) and what every run reports.
+  void finish();
+
+  const Scenario& scenario_;
+  TrafficWorkload traffic_;
+  std::vector<Workload*> all_;  // the traffic workload, then the caller's
+  RunResult result_;
+  Config defaults_;  // every node's config but its address and keys
+  std::int64_t worst_ppm_ = 0;  // the largest clock drift either way
+  NoFlapping flapping_;
+  // Set once the simulator is built: the starts inside its constructor come
+  // before any gossip, so M7 judges nothing there.
+  bool running_ = false;
+  bool had_partition_;
+  Simulator sim_;
+  MembershipSafety membership_;
+  DetectionAccuracy accuracy_;
+  TrustBoundary boundary_;
+  FaultLog faults_;
+  OngoingFaults ongoing_;
+  ClosedCrashDowning crash_downing_;
+  ForgivenPause forgiven_pause_;
+  BootTogether boot_;
+  CleanPartition partition_;
+  Instant start_;
+};
+
+std::vector<Workload*> with_traffic(Workload* traffic, std::span<Workload* const> workloads) {
+  std::vector<Workload*> all{traffic};
+  all.insert(all.end(), workloads.begin(), workloads.end());
+  return all;
+}
+
+Config defaults_of(const Scenario& scenario) {
+  Config defaults;
+  defaults.mutations = scenario.mutations;
+  return defaults;
+}
+
+std::int64_t worst_ppm_of(const Scenario& scenario) {
+  std::int64_t worst_ppm = 0;
+  for (const std::int32_t ppm : scenario.clock_ppm) worst_ppm = std::max<std::int64_t>(worst_ppm, ppm < 0 ? -ppm : ppm);
+  return worst_ppm;
+}
+
+// A cut, partition or flap to heal: one view after the heal is M5's, not M4's.
+bool had_partition_of(const Scenario& scenario) {
+  return std::any_of(scenario.faults.begin(), scenario.faults.end(), [](const Fault& f) {
+    return f.kind == Fault::Kind::cut || f.kind == Fault::Kind::cut_one_way || f.kind == Fault::Kind::partition ||
+           f.kind == Fault::Kind::flap;
+  });
+}
+
+ScenarioRun::ScenarioRun(const Scenario& scenario, const std::function<void(const TraceLine&)>& trace_sink,
+                         std::span<Workload* const> workloads)
+    : scenario_(scenario),
+      all_(with_traffic(&traffic_, workloads)),
+      defaults_(defaults_of(scenario)),
+      worst_ppm_(worst_ppm_of(scenario)),
+      flapping_(defaults_, worst_ppm_, &result_.judged),
+      had_partition_(had_partition_of(scenario)),
+      sim_(options()),
+      membership_(&result_.judged),
+      accuracy_(defaults_, scenario.nodes, &result_.judged),
+      boundary_(&result_.judged),
+      crash_downing_(defaults_, scenario.nodes, faults_, &result_.judged),
+      forgiven_pause_(defaults_, scenario.nodes, worst_ppm_, faults_, &result_.judged),
+      boot_(defaults_, scenario.nodes, worst_ppm_, faults_, ongoing_, &result_.judged),
+      partition_(
+          defaults_, scenario.nodes, worst_ppm_, faults_, ongoing_,
+          [this](std::string* why) { return one_view(sim_, true, why); }, &result_.judged) {
+  running_ = true;
+  if (trace_sink) sim_.on_trace(trace_sink);
+  traffic_.set_judged(&result_.judged);
+  boot_.on_boot(sim_.now());
+  start_ = sim_.now();
+}
+
+SimOptions ScenarioRun::options() {
+  SimOptions options;
+  options.seed = scenario_.seed;
+  options.nodes = scenario_.nodes;
+  options.network = scenario_.network;
+  options.clock_ppm = scenario_.clock_ppm;
+  options.tune = [this](Config& config) {
+    config.mutations = scenario_.mutations;
+    config.auth = scenario_auth(scenario_.auth, scenario_.seed, config.self);
+  };
+  options.on_start = [this](std::size_t node, Kernel& kernel, Instant now) {
+    for (Workload* w : all_) w->on_start(node, kernel, now);
+  };
+  options.on_event = [this](std::size_t node, const Event& event) {
+    for (Workload* w : all_) w->on_event(node, event);
+  };
+  options.after_input = [this](std::size_t node, const Kernel& kernel) {
+    for (Workload* w : all_) w->after_input(node, kernel);
+    if (running_) flapping_.after_input(node, kernel, sim_.now());
+  };
+  return options;
+}
+
+RunResult ScenarioRun::play() {
+  for (Workload* w : all_) w->begin(sim_, scenario_);
+  chaos();
+  if (!result_.failures.empty()) {
+    result_.verdict = Verdict::safety_failure;
+  } else {
+    heal();
+  }
+  finish();
+  return std::move(result_);
+}
+
+void ScenarioRun::check() {
+  std::vector<std::string>& failures = result_.failures;
+  membership_.check(sim_, failures);
+  accuracy_.check(sim_, failures);
+  boundary_.check(sim_, failures);
+  crash_downing_.check(sim_, failures);
+  forgiven_pause_.check(sim_, failures);
+  boot_.check(sim_, failures);
+  partition_.check(sim_, failures);
+  flapping_.check(failures);
+  for (Workload* w : all_) w->check(sim_, failures);
+}
+
+void ScenarioRun::run_checked_until(Instant until) {
+  while (sim_.now() < until && result_.failures.empty()) {
+    sim_.run_for(std::min(kStep, until - sim_.now()));
+    check();
+  }
+}
+
+void ScenarioRun::chaos() {
+  for (const Fault& f : scenario_.faults) {
+    run_checked_until(start_ + f.at);
+    if (!result_.failures.empty()) return;
+    apply(f);
+  }
+  run_checked_until(start_ + scenario_.chaos);
+}
+
+void ScenarioRun::apply(const Fault& f) {
+  accuracy_.on_fault(f, sim_.now());
+  faults_.add(sim_.now());
+  switch (f.kind) {
+    case Fault::Kind::crash:
+    case Fault::Kind::lose: apply_death(f); break;
+    case Fault::Kind::restart:
+      if (!sim_.alive(f.nodes[0])) boot_.on_restart(f.nodes[0], sim_.now());
+      sim_.restart(f.nodes[0]);
+      break;
+    case Fault::Kind::pause: apply_pause(f); break;
+    case Fault::Kind::cut: sim_.cut(f.nodes[0], f.nodes[1]); break;
+    case Fault::Kind::cut_one_way: sim_.cut_one_way(f.nodes[0], f.nodes[1]); break;
+    case Fault::Kind::partition:
+      partition_.on_partition(sim_, f.nodes);
+      sim_.partition(f.nodes);
+      break;
+    case Fault::Kind::flap: flap(sim_, f.nodes, f.period, sim_.now() + f.length, true); break;
+    case Fault::Kind::heal:
+      partition_.on_heal(sim_.now());
+      sim_.heal();
+      break;
+    case Fault::Kind::spike: sim_.latency_spike(f.extra, sim_.now() + f.length); break;
+    case Fault::Kind::truncate: sim_.damage_stream(f.nodes[0], f.nodes[1], Simulator::Damage::truncate); break;
+    case Fault::Kind::corrupt: boundary_.corrupt(sim_, f); break;
+    case Fault::Kind::rogue: boundary_.rogue(sim_, f, scenario_.seed, result_.failures); break;
+    case Fault::Kind::flood:
+    case Fault::Kind::asks: break;  // the traffic workload drives them
+  }
+  ongoing_.add(f, sim_.now());
+}
+
+// A crash or a host loss: the checkers that judge its detection and
+// downing learn of the life that dies, then it dies.
+void ScenarioRun::apply_death(const Fault& f) {
+  const std::size_t node = f.nodes[0];
+  boot_.on_crash(node, sim_.now());
+  if (const Kernel* k = sim_.kernel(node); k != nullptr && !k->is_shut_down()) {
+    accuracy_.on_crash(node, k->self(), sim_.now());
+    if (f.kind == Fault::Kind::crash) crash_downing_.on_crash(node, k->self(), sim_.now());
+  }
+  if (f.kind == Fault::Kind::crash) {
+    sim_.crash(node);
+  } else {
+    sim_.lose_host(node);
+  }
+}
+
+void ScenarioRun::apply_pause(const Fault& f) {
+  const std::size_t node = f.nodes[0];
+  if (const Kernel* k = sim_.kernel(node); k != nullptr && !k->is_shut_down() && !sim_.paused(node)) {
+    forgiven_pause_.on_pause(node, k->self(), sim_.now(), f.length);
+  }
+  sim_.pause(node, f.length);
+}
+
+void ScenarioRun::heal() {
+  sim_.heal();
+  const Fault heal{Fault::Kind::heal, sim_.now() - start_, {}, {}, {}, {}, 0, 0};
+  accuracy_.on_fault(heal, sim_.now());
+  faults_.add(sim_.now());
+  ongoing_.add(heal, sim_.now());
+  const Instant heal_end = sim_.now() + scenario_.heal;
+  bool healed = false;
+  while (!healed && result_.failures.empty() && sim_.now() < heal_end) {
+    healed = sim_.run_until([&] { return one_view(sim_, had_partition_, nullptr); }, std::min(kStep, heal_end - sim_.now()))
+                 .has_value();
+    check();
+  }
+  judge_heal(healed, heal_end);
+}
+
+void ScenarioRun::judge_heal(bool healed, Instant heal_end) {
+  if (!result_.failures.empty()) {
+    result_.verdict = Verdict::safety_failure;
+  } else if (!healed) {
+    std::string why;
+    (void)one_view(sim_, had_partition_, &why);
+    result_.verdict = Verdict::liveness_failure;
+    const std::size_t colon = why.find(": ");
+    result_.failures.push_back(cat(why.substr(0, colon), ": no single view ", std::to_string(scenario_.heal.ms()),
+                                   " ms after the heal: ", why.substr(colon + 2)));
+  } else {
+    result_.healed_after = sim_.now() - (heal_end - scenario_.heal);
+    count(&result_.judged, Check::m4_one_view);
+    if (had_partition_) count(&result_.judged, Check::m5_partition_heal);
+    for (Workload* w : all_) w->finish(sim_, result_.failures);
+    if (!result_.failures.empty()) result_.verdict = Verdict::safety_failure;
+  }
+}
+
+void ScenarioRun::finish() {
+  for (std::size_t i = 1; i <= sim_.size(); ++i) {
+    const Kernel* k = sim_.kernel(i);
+    if (k == nullptr) {
+      result_.final_views.push_back(cat("n", std::to_string(i), ": crashed"));
+      continue;
+    }
+    for (std::size_t m = 0; m < kMarkCount; ++m) result_.marks[m] += k->counters().marks[m];
+    result_.final_views.push_back(view_line(i, *k));
+  }
+  if (result_.verdict == Verdict::pass) {
+    for (Mark mark : scenario_.required_marks) {
+      if (result_.marks[static_cast<std::size_t>(mark)] == 0) {
+        result_.verdict = Verdict::coverage_failure;
+        result_.failures.push_back(cat("required mark ", to_string(mark), " was not hit"));
+      }
+    }
+  }
+  for (Workload* w : all_) {
+    if (std::string line = w->summary(); !line.empty()) result_.summaries.push_back(std::move(line));
+  }
+  result_.trace_hash = sim_.trace_hash();
+  result_.events = sim_.events_processed();
+  result_.simulated = sim_.now() - start_;
+  result_.timeline = sim_.timeline();
+}
+
 }  // namespace
 
 RunResult run(const Scenario& scenario, const std::function<void(const TraceLine&)>& trace_sink,
               std::span<Workload* const> workloads) {
-  TrafficWorkload traffic;
-  std::vector<Workload*> all{&traffic};
-  all.insert(all.end(), workloads.begin(), workloads.end());
-
-  SimOptions options;
-  options.seed = scenario.seed;
-  options.nodes = scenario.nodes;
-  options.network = scenario.network;
-  options.clock_ppm = scenario.clock_ppm;
-  options.tune = [&](Config& config) {
-    config.mutations = scenario.mutations;
-    config.auth = scenario_auth(scenario.auth, scenario.seed, config.self);
-  };
-  options.on_start = [&](std::size_t node, Kernel& kernel, Instant now) {
-    for (Workload* w : all) w->on_start(node, kernel, now);
-  };
-  options.on_event = [&](std::size_t node, const Event& event) {
-    for (Workload* w : all) w->on_event(node, event);
-  };
-  RunResult result;
-  Config defaults;
-  defaults.mutations = scenario.mutations;
-  std::int64_t worst_ppm = 0;
-  for (const std::int32_t ppm : scenario.clock_ppm) worst_ppm = std::max<std::int64_t>(worst_ppm, ppm < 0 ? -ppm : ppm);
-  NoFlapping flapping(defaults, worst_ppm, &result.judged);
-  // Set once built: the starts inside the constructor come before any
-  // gossip, so nothing is judged there.
-  const Simulator* running = nullptr;
-  options.after_input = [&](std::size_t node, const Kernel& kernel) {
-    for (Workload* w : all) w->after_input(node, kernel);
-    if (running != nullptr) flapping.after_input(node, kernel, running->now());
-  };
-  const bool had_partition = std::any_of(scenario.faults.begin(), scenario.faults.end(), [](const Fault& f) {
-    return f.kind == Fault::Kind::cut || f.kind == Fault::Kind::cut_one_way || f.kind == Fault::Kind::partition ||
-           f.kind == Fault::Kind::flap;
-  });
-  Simulator sim(options);
-  running = &sim;
-  if (trace_sink) sim.on_trace(trace_sink);
-  traffic.set_judged(&result.judged);
-  MembershipSafety membership(&result.judged);
-  DetectionAccuracy accuracy(defaults, scenario.nodes, &result.judged);
-  TrustBoundary boundary(&result.judged);
-  FaultLog faults;
-  OngoingFaults ongoing;
-  ClosedCrashDowning crash_downing(defaults, scenario.nodes, faults, &result.judged);
-  ForgivenPause forgiven_pause(defaults, scenario.nodes, worst_ppm, faults, &result.judged);
-  BootTogether boot(defaults, scenario.nodes, worst_ppm, faults, ongoing, &result.judged);
-  boot.on_boot(sim.now());
-  CleanPartition partition(
-      defaults, scenario.nodes, worst_ppm, faults, ongoing,
-      [&](std::string* why) { return one_view(sim, true, why); }, &result.judged);
-  const auto check = [&] {
-    membership.check(sim, result.failures);
-    accuracy.check(sim, result.failures);
-    boundary.check(sim, result.failures);
-    crash_downing.check(sim, result.failures);
-    forgiven_pause.check(sim, result.failures);
-    boot.check(sim, result.failures);
-    partition.check(sim, result.failures);
-    flapping.check(result.failures);
-    for (Workload* w : all) w->check(sim, result.failures);
-  };
-  const Instant start = sim.now();
-  for (Workload* w : all) w->begin(sim, scenario);
-  const Duration step = Duration::milliseconds(100);
-
-  const auto run_checked_until = [&](Instant until) {
-    while (sim.now() < until && result.failures.empty()) {
-      sim.run_for(std::min(step, until - sim.now()));
-      check();
-    }
-  };
-  for (const Fault& f : scenario.faults) {
-    run_checked_until(start + f.at);
-    if (!result.failures.empty()) break;
-    accuracy.on_fault(f, sim.now());
-    faults.add(sim.now());
-    switch (f.kind) {
-      case Fault::Kind::crash:
-      case Fault::Kind::lose:
-        boot.on_crash(f.nodes[0], sim.now());
-        if (const Kernel* k = sim.kernel(f.nodes[0]); k != nullptr && !k->is_shut_down()) {
-          accuracy.on_crash(f.nodes[0], k->self(), sim.now());
-          if (f.kind == Fault::Kind::crash) crash_downing.on_crash(f.nodes[0], k->self(), sim.now());
-        }
-        if (f.kind == Fault::Kind::crash) {
-          sim.crash(f.nodes[0]);
-        } else {
-          sim.lose_host(f.nodes[0]);
-        }
-        break;
-      case Fault::Kind::restart:
-        if (!sim.alive(f.nodes[0])) boot.on_restart(f.nodes[0], sim.now());
-        sim.restart(f.nodes[0]);
-        break;
-      case Fault::Kind::pause:
-        if (const Kernel* k = sim.kernel(f.nodes[0]); k != nullptr && !k->is_shut_down() && !sim.paused(f.nodes[0])) {
-          forgiven_pause.on_pause(f.nodes[0], k->self(), sim.now(), f.length);
-        }
-        sim.pause(f.nodes[0], f.length);
-        break;
-      case Fault::Kind::cut: sim.cut(f.nodes[0], f.nodes[1]); break;
-      case Fault::Kind::cut_one_way: sim.cut_one_way(f.nodes[0], f.nodes[1]); break;
-      case Fault::Kind::partition:
-        partition.on_partition(sim, f.nodes);
-        sim.partition(f.nodes);
-        break;
-      case Fault::Kind::flap: flap(sim, f.nodes, f.period, sim.now() + f.length, true); break;
-      case Fault::Kind::heal:
-        partition.on_heal(sim.now());
-        sim.heal();
-        break;
-      case Fault::Kind::spike: sim.latency_spike(f.extra, sim.now() + f.length); break;
-      case Fault::Kind::truncate: sim.damage_stream(f.nodes[0], f.nodes[1], Simulator::Damage::truncate); break;
-      case Fault::Kind::corrupt: boundary.corrupt(sim, f); break;
-      case Fault::Kind::rogue: boundary.rogue(sim, f, scenario.seed, result.failures); break;
-      case Fault::Kind::flood:
-      case Fault::Kind::asks: break;  // the traffic workload drives them
-    }
-    ongoing.add(f, sim.now());
-  }
-  run_checked_until(start + scenario.chaos);
-  if (!result.failures.empty()) {
-    result.verdict = Verdict::safety_failure;
-  } else {
-    sim.heal();
-    const Fault heal{Fault::Kind::heal, sim.now() - start, {}, {}, {}, {}, 0, 0};
-    accuracy.on_fault(heal, sim.now());
-    faults.add(sim.now());
-    ongoing.add(heal, sim.now());
-    const Instant heal_end = sim.now() + scenario.heal;
-    bool healed = false;
-    while (!healed && result.failures.empty() && sim.now() < heal_end) {
-      healed = sim.run_until([&] { return one_view(sim, had_partition, nullptr); }, std::min(step, heal_end - sim.now()))
-                   .has_value();
-      check();
-    }
-    if (!result.failures.empty()) {
-      result.verdict = Verdict::safety_failure;
-    } else if (!healed) {
-      std::string why;
-      (void)one_view(sim, had_partition, &why);
-      result.verdict = Verdict::liveness_failure;
-      const std::size_t colon = why.find(": ");
-      result.failures.push_back(cat(why.substr(0, colon), ": no single view ", std::to_string(scenario.heal.ms()),
-                                    " ms after the heal: ", why.substr(colon + 2)));
-    } else {
-      result.healed_after = sim.now() - (heal_end - scenario.heal);
-      count(&result.judged, Check::m4_one_view);
-      if (had_partition) count(&result.judged, Check::m5_partition_heal);
-      for (Workload* w : all) w->finish(sim, result.failures);
-      if (!result.failures.empty()) result.verdict = Verdict::safety_failure;
-    }
-  }
-  for (std::size_t i = 1; i <= sim.size(); ++i) {
-    const Kernel* k = sim.kernel(i);
-    if (k == nullptr) {
-      result.final_views.push_back(cat("n", std::to_string(i), ": crashed"));
-      continue;
-    }
-    for (std::size_t m = 0; m < kMarkCount; ++m) result.marks[m] += k->counters().marks[m];
-    result.final_views.push_back(view_line(i, *k));
-  }
-  if (result.verdict == Verdict::pass) {
-    for (Mark mark : scenario.required_marks) {
-      if (result.marks[static_cast<std::size_t>(mark)] == 0) {
-        result.verdict = Verdict::coverage_failure;
-        result.failures.push_back(cat("required mark ", to_string(mark), " was not hit"));
-      }
-    }
-  }
-  for (Workload* w : all) {
-    if (std::string line = w->summary(); !line.empty()) result.summaries.push_back(std::move(line));
-  }
-  result.trace_hash = sim.trace_hash();
-  result.events = sim.events_processed();
-  result.simulated = sim.now() - start;
-  result.timeline = sim.timeline();
-  return result;
+  ScenarioRun run(scenario, trace_sink, workloads);
+  return run.play();
 }
 
 }  // namespace weft::sim
