@@ -1,10 +1,9 @@
 // The cluster-level properties of docs/properties.md, checked over a simulated
 // run. run() tells the checkers every fault as it is applied and calls
 // check() after every step; each violation is one line starting with the
-// property's name.
+// property's name. M2 and M3 are judged in membership_checker.hpp, W3 in
+// trust_boundary_checker.hpp, and here:
 //
-//   M2  per incarnation, a node's view of a member only moves forward
-//   M3  no live node holds its own life as down or removed
 //   F2  accuracy: a node is never suspected (marked unreachable in an
 //       observer's own row) unless a fault excuses the pair: a crash or
 //       restart of either, a pause of at least phi_acceptable_pause, a cut
@@ -99,59 +98,6 @@ class FaultLog {
 
  private:
   std::vector<Instant> times_;
-};
-
-class MembershipSafety {
- public:
-  explicit MembershipSafety(Judged* judged = nullptr) : judged_(judged) {}
-  void check(const Simulator& sim, std::vector<std::string>& failures);
-
- private:
-  // What one life of a node last held for each address it ever listed,
-  // sorted by address; an address pruned from its table keeps its entry (a
-  // record that comes back must not be older).
-  struct Held {
-    NodeAddress address;
-    std::uint64_t incarnation = 0;
-    int status = 0;
-  };
-  struct Life {
-    bool compared = false;
-    std::uint64_t digest = 0;  // of the member table held when last compared
-    std::vector<Held> held;
-  };
-  void compare(std::size_t node, const Kernel& kernel, Life& life, std::vector<std::string>& failures);
-
-  Judged* judged_;
-  std::vector<std::map<std::uint64_t, Life>> lives_;  // [node][incarnation]
-};
-
-// W3 at the trust boundary: a rogue peer (garbage, a wrong cluster, a stale
-// or implausible incarnation; on authenticated links a proof made with
-// another key, a proof replayed from another link, or no proof at all) has
-// its link closed with the counted reason and no other; a forged gossip row
-// is refused (the ingest guard) and the link stays; either way the victim's
-// record in the target's view does not move. A corrupted stream is closed by its reader with a wire error.
-// (Views are otherwise judged by the other checkers, which excuse none of
-// these faults: a truncated or corrupted link must not cost a suspicion.)
-class TrustBoundary {
- public:
-  explicit TrustBoundary(Judged* judged = nullptr) : judged_(judged) {}
-  // Plays a rogue fault on `sim` now and judges what the target did.
-  void rogue(Simulator& sim, const Fault& fault, std::uint64_t seed, std::vector<std::string>& failures);
-  // Arms a corrupt fault; check() judges it once its write was damaged.
-  void corrupt(Simulator& sim, const Fault& fault);
-  void check(const Simulator& sim, std::vector<std::string>& failures);
-
- private:
-  struct Pending {
-    std::size_t reader = 0;
-    std::uint64_t closes_before = 0;
-    Instant due;
-  };
-  Judged* judged_;
-  std::vector<Pending> pending_;
-  std::uint64_t rogues_ = 0;
 };
 
 class DetectionAccuracy {

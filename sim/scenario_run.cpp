@@ -9,12 +9,14 @@
 #include "sim/checkers.hpp"
 #include "sim/crash_downing_checker.hpp"
 #include "sim/flapping_checker.hpp"
+#include "sim/membership_checker.hpp"
 #include "sim/ongoing_faults.hpp"
 #include "sim/partition_checker.hpp"
 #include "sim/pause_downing_checker.hpp"
 #include "sim/scenario.hpp"
 #include "sim/text.hpp"
 #include "sim/traffic.hpp"
+#include "sim/trust_boundary_checker.hpp"
 
 namespace weft::sim {
 
