@@ -30,161 +30,223 @@ std::optional<wire::Hello> reply_hello(std::span<const std::uint8_t> written, st
   return hello;
 }
 
-}  // namespace
+using Nonce = std::array<std::uint8_t, wire::kNonceBytes>;
 
-void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, std::vector<std::string>& failures) {
-  const std::size_t target = f.nodes[0];
-  const Kernel* k = sim.kernel(target);
-  if (k == nullptr) return;
-  const NodeAddress stranger{"192.0.2.1", 7000};  // TEST-NET-1: never a node
-  const std::optional<NodeAddress> victim =
-      f.nodes.size() > 1 ? std::optional<NodeAddress>(sim.address(f.nodes[1])) : std::nullopt;
-  const Member* known = victim ? k->members().find(*victim) : nullptr;
-  const std::optional<Member> before = known ? std::optional<Member>(*known) : std::nullopt;
-  const std::uint64_t known_incarnation = before ? before->incarnation().value : 1;
-  const std::uint64_t far_ahead = known_incarnation + (std::uint64_t{1} << 41);
+// What a rogue peer sends a target and how the target must answer, per kind
+// of rogue. It lives while the simulator plays it: the answers read it.
+class RogueScript {
+ public:
+  RogueScript(const Simulator& sim, const Kernel& target, const Fault& f, Prng draw);
+  RogueScript(const RogueScript&) = delete;
+  RogueScript& operator=(const RogueScript&) = delete;
+  // Writes the script of `kind`; false when it needs a victim the target
+  // does not know yet (nothing to be stale against, nothing to forge).
+  bool write(Fault::Rogue kind);
 
-  std::vector<std::uint8_t> bytes;
-  wire::Hello hello;
-  hello.cluster_name = k->config().cluster_name;
-  hello.address = wire::AddressView::of(victim ? *victim : stranger);
-  hello.incarnation = 1;
-  std::optional<CloseReason> expected;
+  std::optional<NodeAddress> victim;  // the node a rogue claims to be or forges
+  std::optional<Member> before;       // the target's record of the victim, before
+  std::vector<std::uint8_t> bytes;    // sent when the rogue dials
+  Simulator::RogueAnswer answer;      // sent after the target's hello, if any
+  std::optional<CloseReason> expected;  // how the target must close the link; none: kept
   const char* what = "";
-  Simulator::RogueAnswer answer;
-  const bool authenticated = k->config().auth.enabled();
-  Prng draw = Prng::derive(seed, 100 + ++rogues_);
+
+ private:
+  void garbage();
+  void wrong_cluster();
+  void stale_incarnation();
+  void implausible_incarnation();
+  void forged_row();
+  void wrong_key();
+  void replayed_proof();
+  void unproven();
   // On authenticated links the handshake rogues claim to be the victim at
   // its known incarnation, which is neither stale nor implausible: only the
   // proof can refuse them. Unauthenticated, nothing could refuse that claim
   // (the hello is the identity), and a link taken as the victim's would be
   // evidence of its life, so there they are strangers.
-  const auto impersonate = [&] {
-    const bool as_victim = before.has_value() && authenticated;
-    hello.address = wire::AddressView::of(as_victim ? *victim : stranger);
-    hello.incarnation = as_victim ? known_incarnation : 1;
-    for (auto& b : hello.nonce) b = static_cast<std::uint8_t>(draw.next_u64());
-  };
+  void impersonate();
   // The rogue's proof over the real transcript, keyed by `key`, with the
   // node's nonce replaced by `nonce` when given (a proof from another link).
-  std::string reply_host;
-  const auto prove = [&](AuthKey key, std::optional<std::array<std::uint8_t, wire::kNonceBytes>> nonce) {
-    return [&, key, nonce](std::span<const std::uint8_t> written) {
-      std::vector<std::uint8_t> out;
-      std::optional<wire::Hello> reply = reply_hello(written, reply_host);
-      if (!reply) return out;
-      HelloSide acceptor = HelloSide::of(*reply);
-      if (nonce) acceptor.nonce = *nonce;
-      const std::vector<std::uint8_t> transcript = handshake_transcript(
-          HandshakeRole::dialer, k->config().cluster_name, HelloSide::of(hello), acceptor);
-      const Proof proof = auth::hmac_sha256(key, transcript);
-      (void)wire::append_frame(out, wire::HelloProof{proof});
-      return out;
-    };
-  };
-  const auto random_bytes = [&](auto& into) {
-    for (auto& b : into) b = static_cast<std::uint8_t>(draw.next_u64());
-  };
-  switch (f.rogue) {
-    case Fault::Rogue::garbage: {
-      bytes.resize(64);
-      random_bytes(bytes);
-      bytes[0] = 0xff;  // a length no frame may have: a wire error, never a hello by chance
-      expected = CloseReason::wire_error;
-      what = "random bytes";
-      break;
-    }
-    case Fault::Rogue::wrong_cluster:
-      hello.cluster_name = k->config().cluster_name == "rogue-cluster" ? "rogue-cluster-2" : "rogue-cluster";
-      hello.address = wire::AddressView::of(stranger);
-      expected = CloseReason::wrong_cluster;
-      what = "a hello naming another cluster";
-      break;
+  Simulator::RogueAnswer prove(AuthKey key, std::optional<Nonce> nonce);
+  template <class Bytes>
+  void random_bytes(Bytes& into) {
+    for (auto& b : into) b = static_cast<std::uint8_t>(draw_.next_u64());
+  }
+
+  const Kernel& target_;
+  const NodeAddress stranger_{"192.0.2.1", 7000};  // TEST-NET-1: never a node
+  std::uint64_t known_incarnation_;
+  std::uint64_t far_ahead_;  // 2^41 lives past the known one
+  bool authenticated_;
+  Prng draw_;
+  wire::Hello hello_;
+  std::string reply_host_;  // holds the host of the target's hello for prove()
+};
+
+RogueScript::RogueScript(const Simulator& sim, const Kernel& target, const Fault& f, Prng draw)
+    : victim(f.nodes.size() > 1 ? std::optional<NodeAddress>(sim.address(f.nodes[1])) : std::nullopt),
+      target_(target),
+      authenticated_(target.config().auth.enabled()),
+      draw_(draw) {
+  const Member* known = victim ? target.members().find(*victim) : nullptr;
+  if (known != nullptr) before = *known;
+  known_incarnation_ = before ? before->incarnation().value : 1;
+  far_ahead_ = known_incarnation_ + (std::uint64_t{1} << 41);
+  hello_.cluster_name = target.config().cluster_name;
+  hello_.address = wire::AddressView::of(victim ? *victim : stranger_);
+  hello_.incarnation = 1;
+}
+
+bool RogueScript::write(Fault::Rogue kind) {
+  switch (kind) {
+    case Fault::Rogue::garbage: garbage(); break;
+    case Fault::Rogue::wrong_cluster: wrong_cluster(); break;
     case Fault::Rogue::stale_incarnation:
-      if (!before) return;  // the target does not know the victim yet: nothing to be stale against
-      hello.incarnation = known_incarnation - 1;
-      expected = CloseReason::stale_incarnation;
-      what = "a hello with an older incarnation";
+      if (!before) return false;
+      stale_incarnation();
       break;
     case Fault::Rogue::implausible_incarnation:
-      if (!before) return;
-      hello.incarnation = far_ahead;
-      expected = CloseReason::implausible_incarnation;
-      what = "a hello 2^41 incarnations ahead";
+      if (!before) return false;
+      implausible_incarnation();
       break;
     case Fault::Rogue::forged_row:
-      if (!before) return;
-      hello.address = wire::AddressView::of(stranger);
-      // An insider: on authenticated links it holds the key and proves
-      // itself, so its gossip meets the ingest guard, not the handshake.
-      if (authenticated) answer = prove(k->config().auth.keys.front(), std::nullopt);
-      what = "gossip claiming the victim down 2^41 lives on";
-      break;
-    case Fault::Rogue::wrong_key: {
-      impersonate();
-      AuthKey wrong{};
-      random_bytes(wrong);
-      answer = prove(wrong, std::nullopt);
-      // Unauthenticated, the node expects no proof at all.
-      expected = authenticated ? CloseReason::bad_proof : CloseReason::unexpected_frame;
-      what = "a handshake proven with another key";
-      break;
-    }
-    case Fault::Rogue::replayed_proof: {
-      impersonate();
-      AuthKey key{};
-      if (authenticated) {
-        key = k->config().auth.keys.front();
-      } else {
-        random_bytes(key);
-      }
-      std::array<std::uint8_t, wire::kNonceBytes> old_nonce{};
-      random_bytes(old_nonce);
-      answer = prove(key, old_nonce);
-      expected = authenticated ? CloseReason::bad_proof : CloseReason::unexpected_frame;
-      what = "a proof recorded from another link";
-      break;
-    }
-    case Fault::Rogue::unproven:
-      impersonate();
-      answer = [](std::span<const std::uint8_t>) {
-        std::vector<std::uint8_t> out;
-        (void)wire::append_frame(out, wire::GossipDigest{1});
-        return out;
-      };
-      if (authenticated) expected = CloseReason::unauthenticated;
-      what = "a hello and then gossip without a proof";
-      break;
+      if (!before) return false;
+      forged_row();
+      return true;  // its frames are written there
+    case Fault::Rogue::wrong_key: wrong_key(); break;
+    case Fault::Rogue::replayed_proof: replayed_proof(); break;
+    case Fault::Rogue::unproven: unproven(); break;
   }
-  if (f.rogue != Fault::Rogue::garbage) (void)wire::append_frame(bytes, hello);
-  if (f.rogue == Fault::Rogue::forged_row) {
-    wire::GossipState forged;
-    forged.members.push_back(Member{MemberId{*victim, Incarnation{far_ahead}}, MemberStatus::down});
-    if (answer) {
-      answer = [&, proven = std::move(answer), forged](std::span<const std::uint8_t> written) {
-        std::vector<std::uint8_t> out = proven(written);
-        (void)wire::append_frame(out, forged);
-        return out;
-      };
-    } else {
-      (void)wire::append_frame(bytes, forged);
-    }
+  if (kind != Fault::Rogue::garbage) (void)wire::append_frame(bytes, hello_);
+  return true;
+}
+
+void RogueScript::garbage() {
+  bytes.resize(64);
+  random_bytes(bytes);
+  bytes[0] = 0xff;  // a length no frame may have: a wire error, never a hello by chance
+  expected = CloseReason::wire_error;
+  what = "random bytes";
+}
+
+void RogueScript::wrong_cluster() {
+  hello_.cluster_name = target_.config().cluster_name == "rogue-cluster" ? "rogue-cluster-2" : "rogue-cluster";
+  hello_.address = wire::AddressView::of(stranger_);
+  expected = CloseReason::wrong_cluster;
+  what = "a hello naming another cluster";
+}
+
+void RogueScript::stale_incarnation() {
+  hello_.incarnation = known_incarnation_ - 1;
+  expected = CloseReason::stale_incarnation;
+  what = "a hello with an older incarnation";
+}
+
+void RogueScript::implausible_incarnation() {
+  hello_.incarnation = far_ahead_;
+  expected = CloseReason::implausible_incarnation;
+  what = "a hello 2^41 incarnations ahead";
+}
+
+// A stranger's hello, then gossip claiming the victim down 2^41 lives on.
+void RogueScript::forged_row() {
+  hello_.address = wire::AddressView::of(stranger_);
+  what = "gossip claiming the victim down 2^41 lives on";
+  (void)wire::append_frame(bytes, hello_);
+  wire::GossipState forged;
+  forged.members.push_back(Member{MemberId{*victim, Incarnation{far_ahead_}}, MemberStatus::down});
+  if (!authenticated_) {
+    (void)wire::append_frame(bytes, forged);
+    return;
   }
-  const Simulator::RogueOutcome outcome = sim.rogue(target, bytes, answer);
-  if (!outcome.handled) return;
-  count(judged_, Check::w3_rogues);
-  const std::string who = node_name(target) + " (sent " + what + ")";
-  if (expected) {
-    if (outcome.rogue_link_closed.size() != 1 || outcome.rogue_link_closed[0] != *expected) {
-      failures.push_back("W3: " + who + " did not close the rogue's link with " + std::string(to_string(*expected)) +
-                         (outcome.rogue_link_closed.empty()
-                              ? std::string(" (kept it open)")
-                              : " (closed it " + std::string(to_string(outcome.rogue_link_closed[0])) + ")"));
-    }
-  } else if (!outcome.rogue_link_closed.empty()) {
-    failures.push_back("W3: " + who + " closed the rogue's link (" +
-                       std::string(to_string(outcome.rogue_link_closed[0])) + ") instead of refusing the record");
+  // An insider: on authenticated links it holds the key and proves
+  // itself, so its gossip meets the ingest guard, not the handshake.
+  answer = [proven = prove(target_.config().auth.keys.front(), std::nullopt),
+            forged](std::span<const std::uint8_t> written) {
+    std::vector<std::uint8_t> out = proven(written);
+    (void)wire::append_frame(out, forged);
+    return out;
+  };
+}
+
+void RogueScript::wrong_key() {
+  impersonate();
+  AuthKey wrong{};
+  random_bytes(wrong);
+  answer = prove(wrong, std::nullopt);
+  // Unauthenticated, the node expects no proof at all.
+  expected = authenticated_ ? CloseReason::bad_proof : CloseReason::unexpected_frame;
+  what = "a handshake proven with another key";
+}
+
+void RogueScript::replayed_proof() {
+  impersonate();
+  AuthKey key{};
+  if (authenticated_) {
+    key = target_.config().auth.keys.front();
+  } else {
+    random_bytes(key);
   }
+  Nonce old_nonce{};
+  random_bytes(old_nonce);
+  answer = prove(key, old_nonce);
+  expected = authenticated_ ? CloseReason::bad_proof : CloseReason::unexpected_frame;
+  what = "a proof recorded from another link";
+}
+
+void RogueScript::unproven() {
+  impersonate();
+  answer = [](std::span<const std::uint8_t>) {
+    std::vector<std::uint8_t> out;
+    (void)wire::append_frame(out, wire::GossipDigest{1});
+    return out;
+  };
+  if (authenticated_) expected = CloseReason::unauthenticated;
+  what = "a hello and then gossip without a proof";
+}
+
+void RogueScript::impersonate() {
+  const bool as_victim = before.has_value() && authenticated_;
+  hello_.address = wire::AddressView::of(as_victim ? *victim : stranger_);
+  hello_.incarnation = as_victim ? known_incarnation_ : 1;
+  random_bytes(hello_.nonce);
+}
+
+Simulator::RogueAnswer RogueScript::prove(AuthKey key, std::optional<Nonce> nonce) {
+  return [this, key, nonce](std::span<const std::uint8_t> written) {
+    std::vector<std::uint8_t> out;
+    std::optional<wire::Hello> reply = reply_hello(written, reply_host_);
+    if (!reply) return out;
+    HelloSide acceptor = HelloSide::of(*reply);
+    if (nonce) acceptor.nonce = *nonce;
+    const std::vector<std::uint8_t> transcript = handshake_transcript(
+        HandshakeRole::dialer, target_.config().cluster_name, HelloSide::of(hello_), acceptor);
+    const Proof proof = auth::hmac_sha256(key, transcript);
+    (void)wire::append_frame(out, wire::HelloProof{proof});
+    return out;
+  };
+}
+
+// The rogue's link closed as the script expects: with its reason, or not at all.
+void judge_rogue_link(const std::string& who, const RogueScript& script, const Simulator::RogueOutcome& outcome,
+                      std::vector<std::string>& failures) {
+  const std::vector<CloseReason>& closed = outcome.rogue_link_closed;
+  if (script.expected) {
+    if (closed.size() != 1 || closed[0] != *script.expected) {
+      failures.push_back("W3: " + who + " did not close the rogue's link with " +
+                         std::string(to_string(*script.expected)) +
+                         (closed.empty() ? std::string(" (kept it open)")
+                                         : " (closed it " + std::string(to_string(closed[0])) + ")"));
+    }
+  } else if (!closed.empty()) {
+    failures.push_back("W3: " + who + " closed the rogue's link (" + std::string(to_string(closed[0])) +
+                       ") instead of refusing the record");
+  }
+}
+
+// No honest link closed for the rogue's sake.
+void judge_honest_links(const std::string& who, const Simulator::RogueOutcome& outcome,
+                        std::vector<std::string>& failures) {
   for (CloseReason reason : outcome.other_links_closed) {
     switch (reason) {
       case CloseReason::peer_gone:
@@ -208,15 +270,37 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
         break;
     }
   }
-  if (before) {
-    const Member* after = sim.kernel(target) ? sim.kernel(target)->members().find(*victim) : nullptr;
-    if (after == nullptr || after->incarnation() != before->incarnation() ||
-        (after->status == MemberStatus::down && before->status != MemberStatus::down)) {
-      failures.push_back("W3: " + who + " let the rogue move " + victim->to_string() + " from " +
-                         before->id.to_string() + " " + std::string(to_string(before->status)) + " to " +
-                         (after ? after->id.to_string() + " " + std::string(to_string(after->status)) : "nothing"));
-    }
+}
+
+// The victim's record in the target's view did not move.
+void judge_victim(const Simulator& sim, std::size_t target, const std::string& who, const RogueScript& script,
+                  std::vector<std::string>& failures) {
+  if (!script.before) return;
+  const std::optional<Member>& before = script.before;
+  const Member* after = sim.kernel(target) ? sim.kernel(target)->members().find(*script.victim) : nullptr;
+  if (after == nullptr || after->incarnation() != before->incarnation() ||
+      (after->status == MemberStatus::down && before->status != MemberStatus::down)) {
+    failures.push_back("W3: " + who + " let the rogue move " + script.victim->to_string() + " from " +
+                       before->id.to_string() + " " + std::string(to_string(before->status)) + " to " +
+                       (after ? after->id.to_string() + " " + std::string(to_string(after->status)) : "nothing"));
   }
+}
+
+}  // namespace
+
+void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, std::vector<std::string>& failures) {
+  const std::size_t target = f.nodes[0];
+  const Kernel* k = sim.kernel(target);
+  if (k == nullptr) return;
+  RogueScript script(sim, *k, f, Prng::derive(seed, 100 + ++rogues_));
+  if (!script.write(f.rogue)) return;
+  const Simulator::RogueOutcome outcome = sim.rogue(target, script.bytes, script.answer);
+  if (!outcome.handled) return;
+  count(judged_, Check::w3_rogues);
+  const std::string who = node_name(target) + " (sent " + script.what + ")";
+  judge_rogue_link(who, script, outcome, failures);
+  judge_honest_links(who, outcome, failures);
+  judge_victim(sim, target, who, script, failures);
 }
 
 void TrustBoundary::corrupt(Simulator& sim, const Fault& f) {
