@@ -8,6 +8,7 @@
 #include "sim/boot_checker.hpp"
 #include "sim/checkers.hpp"
 #include "sim/crash_downing_checker.hpp"
+#include "sim/detection_checks.hpp"
 #include "sim/flapping_checker.hpp"
 #include "sim/membership_checker.hpp"
 #include "sim/ongoing_faults.hpp"
@@ -176,7 +177,7 @@ class ScenarioRun {
   bool had_partition_;
   Simulator sim_;
   MembershipSafety membership_;
-  DetectionAccuracy accuracy_;
+  DetectionChecks detection_;
   TrustBoundary boundary_;
   FaultLog faults_;
   OngoingFaults ongoing_;
@@ -223,7 +224,7 @@ ScenarioRun::ScenarioRun(const Scenario& scenario, const std::function<void(cons
       had_partition_(had_partition_of(scenario)),
       sim_(options()),
       membership_(&result_.judged),
-      accuracy_(defaults_, scenario.nodes, &result_.judged),
+      detection_(defaults_, scenario.nodes, &result_.judged),
       boundary_(&result_.judged),
       crash_downing_(defaults_, scenario.nodes, faults_, &result_.judged),
       forgiven_pause_(defaults_, scenario.nodes, worst_ppm_, faults_, &result_.judged),
@@ -276,7 +277,7 @@ RunResult ScenarioRun::play() {
 void ScenarioRun::check() {
   std::vector<std::string>& failures = result_.failures;
   membership_.check(sim_, failures);
-  accuracy_.check(sim_, failures);
+  detection_.check(sim_, failures);
   boundary_.check(sim_, failures);
   crash_downing_.check(sim_, failures);
   forgiven_pause_.check(sim_, failures);
@@ -303,7 +304,7 @@ void ScenarioRun::chaos() {
 }
 
 void ScenarioRun::apply(const Fault& f) {
-  accuracy_.on_fault(f, sim_.now());
+  detection_.on_fault(f, sim_.now());
   faults_.add(sim_.now());
   switch (f.kind) {
     case Fault::Kind::crash:
@@ -340,7 +341,7 @@ void ScenarioRun::apply_death(const Fault& f) {
   const std::size_t node = f.nodes[0];
   boot_.on_crash(node, sim_.now());
   if (const Kernel* k = sim_.kernel(node); k != nullptr && !k->is_shut_down()) {
-    accuracy_.on_crash(node, k->self(), sim_.now());
+    detection_.on_crash(node, k->self(), sim_.now());
     if (f.kind == Fault::Kind::crash) crash_downing_.on_crash(node, k->self(), sim_.now());
   }
   if (f.kind == Fault::Kind::crash) {
@@ -361,7 +362,7 @@ void ScenarioRun::apply_pause(const Fault& f) {
 void ScenarioRun::heal() {
   sim_.heal();
   const Fault heal{Fault::Kind::heal, sim_.now() - start_, {}, {}, {}, {}, 0, 0};
-  accuracy_.on_fault(heal, sim_.now());
+  detection_.on_fault(heal, sim_.now());
   faults_.add(sim_.now());
   ongoing_.add(heal, sim_.now());
   const Instant heal_end = sim_.now() + scenario_.heal;
