@@ -2,10 +2,10 @@
 // neither. A node that only ever lost single links, one at a time, while a
 // third live node could vouch for it (indirect probes), is never downed.
 //
-// Excused, each until T_down after it ends: partitions and flaps (anyone
-// may be downed), spikes of 500 ms or more, the node's own crash, restart
-// or long pause (fault_excuses.hpp), two or more cuts at once (every node
-// they touch); and a cut while every other node is crashed, which is a
+// Excused (FaultExcuses::down_excused), each until T_down after it ends:
+// partitions and flaps (anyone may be downed), spikes of 500 ms or more, the
+// node's own crash, restart or long pause, two or more cuts at once (every
+// node they touch); and a cut while every other node is crashed, which is a
 // partition (nobody is left to vouch), until T_down after a third node
 // restarts or the cut heals.
 //
@@ -31,22 +31,13 @@ class BrokenLinkDowning {
  public:
   BrokenLinkDowning(const FaultExcuses& excuses, Judged* judged = nullptr);
   // Every fault as it is applied, after the excuses heard of it.
-  void on_fault(const Fault& fault, Instant now);
+  void on_fault(const Fault& fault);
   // The downs one live node holds.
   void check(const Simulator& sim, std::size_t node, const Kernel& kernel, std::vector<std::string>& failures);
 
  private:
-  bool down_excused(std::size_t subject, Instant now) const;
-  // A third live node to vouch for the pair (a, b).
-  bool witnessed(std::size_t a, std::size_t b) const;
-  void update_witnesses(Instant now);
-
   const FaultExcuses& excuses_;
   Judged* judged_;
-  std::set<std::pair<std::size_t, std::size_t>> active_cuts_;  // (low, high)
-  std::vector<Excuse> down_node_;    // [node] overlapping cuts touching the node
-  std::vector<Excuse> unwitnessed_;  // [node] cut from a peer while no third node lives
-  Excuse down_everyone_;             // a partition, flap or big spike: anybody may be downed
   // Per node, the members its table holds down, read again only when the
   // table's digest moves.
   struct Downs {

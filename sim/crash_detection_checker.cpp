@@ -1,7 +1,6 @@
 // F1 at T_detect and T_down: see crash_detection_checker.hpp.
 #include "sim/crash_detection_checker.hpp"
 
-#include "sim/scenario.hpp"
 #include "sim/text.hpp"
 
 namespace weft::sim {
@@ -13,37 +12,13 @@ CrashDetection::CrashDetection(const Config& config, std::size_t nodes, const Fa
       detect_(compute_bounds(config, nodes).detect),
       down_(compute_bounds(config, nodes).down) {}
 
-void CrashDetection::on_fault(const Fault& f, Instant now) {
-  const Duration grace = excuses_.grace();
-  switch (f.kind) {
-    case Fault::Kind::cut:
-    case Fault::Kind::cut_one_way:
-    case Fault::Kind::partition: connectivity_.active = true; break;
-    case Fault::Kind::flap:
-      connectivity_.active = true;
-      connectivity_.extend(now + f.length + grace);
-      break;
-    case Fault::Kind::spike: connectivity_.extend(now + f.length + grace); break;
-    case Fault::Kind::heal: connectivity_.end(now, grace); break;
-    case Fault::Kind::crash:
-    case Fault::Kind::lose:
-    case Fault::Kind::restart:
-    case Fault::Kind::pause:
-    case Fault::Kind::flood:
-    case Fault::Kind::asks:
-    case Fault::Kind::truncate:
-    case Fault::Kind::corrupt:
-    case Fault::Kind::rogue: break;  // they leave the others connected
-  }
-}
-
 void CrashDetection::on_crash(std::size_t node, const MemberId& life, Instant now) {
-  crashes_.push_back(Crash{node, life, now, connectivity_.holds(now), false});
+  crashes_.push_back(Crash{node, life, now, excuses_.connectivity_disturbed(now), false});
 }
 
 void CrashDetection::check(const Simulator& sim, std::vector<std::string>& failures) {
   const Instant now = sim.now();
-  for (Crash& c : crashes_) c.disturbed = c.disturbed || connectivity_.holds(now);
+  for (Crash& c : crashes_) c.disturbed = c.disturbed || excuses_.connectivity_disturbed(now);
   std::erase_if(crashes_, [](const Crash& c) { return c.disturbed; });
   for (Crash& c : crashes_) {
     const bool detect_due = !c.detect_checked && now >= c.at + detect_;

@@ -3,8 +3,8 @@
 // crash, and down or removed within T_down (compute_bounds).
 //
 // Judged only for a crash no cut, partition, flap or latency spike disturbed
-// from T_down before it to the deadline: the detector's bounds assume the
-// rest of the cluster can hear each other. An observer that crashed,
+// from T_down before it to the deadline (FaultExcuses::connectivity_disturbed):
+// the detector's bounds assume the rest of the cluster can hear each other. An observer that crashed,
 // restarted or paused for at least phi_acceptable_pause within T_down is not
 // judged (FaultExcuses::node_excused); the heal phase checks everyone at the
 // end (one_view). A crash with its sockets closed has a tighter bound of its
@@ -25,8 +25,6 @@ namespace weft::sim {
 class CrashDetection {
  public:
   CrashDetection(const Config& config, std::size_t nodes, const FaultExcuses& excuses, Judged* judged = nullptr);
-  // Every fault as it is applied, before on_crash for a crash.
-  void on_fault(const Fault& fault, Instant now);
   // Just before a crash or host loss is applied, with the life that dies.
   void on_crash(std::size_t node, const MemberId& life, Instant now);
   void check(const Simulator& sim, std::vector<std::string>& failures);
@@ -43,7 +41,6 @@ class CrashDetection {
   Judged* judged_;
   Duration detect_;  // T_detect
   Duration down_;    // T_down
-  Excuse connectivity_;  // any cut, partition, flap or spike
   std::vector<Crash> crashes_;
 };
 

@@ -13,10 +13,9 @@ DetectionChecks::DetectionChecks(const Config& config, std::size_t nodes, Judged
 
 void DetectionChecks::on_fault(const Fault& fault, Instant now) {
   excuses_.on_fault(fault, now);
-  crash_detection_.on_fault(fault, now);
   suspicion_.on_fault(fault, now);
-  refutation_.on_fault(fault, now);
-  broken_link_.on_fault(fault, now);
+  refutation_.on_fault(fault);
+  broken_link_.on_fault(fault);
 }
 
 void DetectionChecks::on_crash(std::size_t node, const MemberId& life, Instant now) {

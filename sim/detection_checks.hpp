@@ -1,5 +1,6 @@
-// The failure-detection checkers of a run, F1 to F5 (docs/properties.md),
-// over one fault model (fault_excuses.hpp):
+// The failure-detection checkers of a run, F1 to F5 (docs/properties.md);
+// F1 to F4 read one fault model, FaultExcuses (fault_excuses.hpp), which
+// hears of every fault before they do:
 //
 //   F1  at T_detect and T_down   CrashDetection     crash_detection_checker.hpp
 //   F2, F3 short and stale marks SuspicionAccuracy  suspicion_checker.hpp

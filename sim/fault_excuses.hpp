@@ -1,9 +1,10 @@
 // The fault model F1-F4 judge against (docs/properties.md): which faults
-// excuse a suspicion or a down, of which nodes, and until when. Not a
-// checker: the failure-detection checkers (detection_checks.hpp) share one,
-// fed every fault as it is applied, before any of them hears of it.
+// excuse a suspicion or a down, of which nodes, and until when, and which
+// disturb the cluster's connectivity. Not a checker: the failure-detection
+// checkers (detection_checks.hpp) share one, fed every fault as it is
+// applied, before any of them hears of it.
 //
-// A suspicion of a subject by an observer is excused by
+// A suspicion of a subject by an observer (F2, F3) is excused by
 //   - a crash, host loss or restart of either (until the restart, or from
 //     it, plus T_down);
 //   - a pause of either lasting at least phi_acceptable_pause (overlapping
@@ -13,13 +14,27 @@
 //     until its time is up plus T_down;
 //   - a latency spike of 500 ms or more, of anyone, until it ends plus T_down.
 // Floods, asks, rogue peers and damaged streams excuse nothing: a lost link
-// is redialled at once. T_down (compute_bounds) is how long a detector may
-// take to catch up once the fault is over.
+// is redialled at once.
+//
+// A down of a node (F4, where only single broken links are promised to down
+// nobody) is excused by its own crash, restart or long pause as above, and
+// by a partition, a flap or a spike of 500 ms or more (anybody may be
+// downed), by two or more cuts at once (every node they touch), and by a cut
+// while every node but its two ends is crashed: that is a partition, nobody
+// being left to vouch, until a third node restarts or the cut heals. Each
+// until T_down after it ends.
+//
+// The connectivity is disturbed (F1's timed bounds do not hold) by any cut,
+// partition, flap or spike, until T_down after it ends.
+//
+// T_down (compute_bounds) is how long a detector may take to catch up once a
+// fault is over.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -53,11 +68,19 @@ class FaultExcuses {
   // false: the subject's own pause does not excuse it (a refutation is due
   // once the pause is over).
   bool suspicion_excused(std::size_t observer, std::size_t subject, Instant now, bool pauses_count = true) const;
+  // A down of `subject` is excused now.
+  bool down_excused(std::size_t subject, Instant now) const;
   // The node crashed, restarted or paused long within T_down: it may rightly
   // be downed, and as an observer it may not have caught up.
   bool node_excused(std::size_t node, Instant now) const {
     return node_[node].holds(now) || pause_[node].holds(now);
   }
+  // A cut, partition, flap or spike is in force, or ended within T_down.
+  bool connectivity_disturbed(Instant now) const { return connectivity_.holds(now); }
+  // The cuts in force (a heal ends them all).
+  std::size_t cuts() const { return active_cuts_.size(); }
+  // A third node, neither a nor b, is not crashed: it can vouch for them.
+  bool witnessed(std::size_t a, std::size_t b) const;
   // Crashed (or lost) and not restarted since: nothing runs to be paused.
   bool crashed(std::size_t node) const { return node_[node].active; }
   // The pause the node is in or last had, overlapping pauses as one.
@@ -74,6 +97,10 @@ class FaultExcuses {
  private:
   Excuse& pair(std::size_t a, std::size_t b);
   bool pair_excused(std::size_t a, std::size_t b, Instant now) const;
+  void cut(std::size_t a, std::size_t b);
+  void partition(const Fault& f, Instant now);
+  void heal(Instant now);
+  void update_witnesses(Instant now);
 
   Duration grace_;
   Duration acceptable_pause_;
@@ -97,6 +124,12 @@ class FaultExcuses {
   };
   std::vector<Side> sides_;
   Excuse everyone_;  // a big latency spike
+  // Downs (F4):
+  std::set<std::pair<std::size_t, std::size_t>> active_cuts_;  // (low, high)
+  std::vector<Excuse> down_node_;    // [node] overlapping cuts touching the node
+  std::vector<Excuse> unwitnessed_;  // [node] cut from a peer while no third node lives
+  Excuse down_everyone_;             // a partition, flap or big spike
+  Excuse connectivity_;              // any cut, partition, flap or spike (F1)
 };
 
 }  // namespace weft::sim

@@ -14,8 +14,7 @@ PauseRefutation::PauseRefutation(const Config& config, const FaultExcuses& excus
       refute_within_(config.heartbeat_interval + config.probe_timeout + Duration::seconds(1)),
       refute_(excuses.nodes() + 1) {}
 
-void PauseRefutation::on_fault(const Fault& f, Instant now) {
-  (void)now;
+void PauseRefutation::on_fault(const Fault& f) {
   if (f.kind != Fault::Kind::pause) return;
   const std::size_t n = f.nodes[0];
   if (excuses_.crashed(n)) return;  // nothing ran to be paused

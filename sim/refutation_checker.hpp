@@ -31,7 +31,7 @@ class PauseRefutation {
  public:
   PauseRefutation(const Config& config, const FaultExcuses& excuses, Judged* judged = nullptr);
   // Every fault as it is applied, after the excuses heard of it.
-  void on_fault(const Fault& fault, Instant now);
+  void on_fault(const Fault& fault);
   // One live node as an observer, with its own reachability row (null if
   // it has none).
   void check(const Simulator& sim, std::size_t observer, const ReachabilityRow* own_row,
