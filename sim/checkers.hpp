@@ -1,45 +1,38 @@
-// The cluster-level properties of docs/properties.md, checked over a simulated
-// run. run() tells the checkers every fault as it is applied and calls
-// check() after every step; each violation is one line starting with the
-// property's name.
+// What the simulator's checkers share: the Check counts and the FaultLog.
+// The checkers judge the cluster-level properties of docs/properties.md
+// over a simulated run, one class per property family, each in a file pair
+// that opens with the property it checks:
 //
-//   M2  per incarnation, a node's view of a member only moves forward
-//   M3  no live node holds its own life as down or removed
-//   F2  accuracy: a node is never suspected (marked unreachable in an
-//       observer's own row) unless a fault excuses the pair: a crash or
-//       restart of either, a pause of at least phi_acceptable_pause, a cut
-//       or partition between them, a latency spike of 500 ms or more; each
-//       excuse lasts until the fault ends plus T_down. Floods excuse nothing.
-//   F3  the same for a node paused for less than phi_acceptable_pause; and
-//       a node paused longer, but not downed, is refuted: within
-//       heartbeat_interval + probe_timeout + 1 s of resuming, no observer
-//       still holds its life unreachable
-//   F1  timed: a crashed life is unreachable in every live view within
-//       T_detect and down within T_down of the crash (compute_bounds), when
-//       no cut, partition or spike disturbed the cluster from T_down before
-//       the crash to the deadline; observers that were paused or restarted
-//       meanwhile are excused (the heal phase checks everyone at the end)
-//   F4  a node that only ever lost single links (one at a time), each
-//       while a third node lived to vouch for it, is never downed
-//   F5  a node's detectors take at most one observation per monitored peer
-//       per liveness window (the LivenessThrottle), however much arrives:
-//       judged from each detector's own sample history (every interval it
-//       recorded is at least liveness_window long), not from a counter kept
-//       beside the throttle
+//   M2, M3                  MembershipSafety    membership_checker.hpp
+//   M4, M5, F1 (the heal)   one_view()          scenario_run.cpp
+//   M5 T_merge, F1 T_down_partition
+//                           CleanPartition      partition_checker.hpp
+//   M6 T_boot               BootTogether        boot_checker.hpp
+//   M7                      NoFlapping          flapping_checker.hpp
+//   F1 T_detect, T_down     CrashDetection      crash_detection_checker.hpp
+//   F1 T_down_closed        ClosedCrashDowning  crash_downing_checker.hpp
+//   F2, F3 short and stale  SuspicionAccuracy   suspicion_checker.hpp
+//   F3 refutation           PauseRefutation     refutation_checker.hpp
+//   F3 forgiven pause       ForgivenPause       pause_downing_checker.hpp
+//   F4                      BrokenLinkDowning   broken_link_checker.hpp
+//   F5a                     ThrottleSpacing     throttle_checker.hpp
+//   W3                      TrustBoundary       trust_boundary_checker.hpp
+//   S1-S4                   TrafficWorkload     traffic.hpp
 //
-// Each checker also counts what it judged (Judged): a check that judged
-// nothing in a run proved nothing, and a sweep shows it.
+// F1 (timed) to F5 share one fault model, FaultExcuses (fault_excuses.hpp),
+// and are run together by DetectionChecks (detection_checks.hpp).
+//
+// run() tells the checkers every fault as it is applied and calls check()
+// after every step; each violation is one line starting with the
+// property's name. Each checker also counts what it judged (Judged): a
+// check that judged nothing in a run proved nothing, and a sweep shows it.
 #pragma once
 
 #include <algorithm>
 #include <array>
-#include <optional>
+#include <cstddef>
+#include <cstdint>
 #include <string_view>
-#include <map>
-#include <set>
-#include <span>
-#include <string>
-#include <tuple>
 #include <vector>
 
 #include "sim/simulator.hpp"
@@ -99,154 +92,6 @@ class FaultLog {
 
  private:
   std::vector<Instant> times_;
-};
-
-class MembershipSafety {
- public:
-  explicit MembershipSafety(Judged* judged = nullptr) : judged_(judged) {}
-  void check(const Simulator& sim, std::vector<std::string>& failures);
-
- private:
-  // What one life of a node last held for each address it ever listed,
-  // sorted by address; an address pruned from its table keeps its entry (a
-  // record that comes back must not be older).
-  struct Held {
-    NodeAddress address;
-    std::uint64_t incarnation = 0;
-    int status = 0;
-  };
-  struct Life {
-    bool compared = false;
-    std::uint64_t digest = 0;  // of the member table held when last compared
-    std::vector<Held> held;
-  };
-  void compare(std::size_t node, const Kernel& kernel, Life& life, std::vector<std::string>& failures);
-
-  Judged* judged_;
-  std::vector<std::map<std::uint64_t, Life>> lives_;  // [node][incarnation]
-};
-
-// W3 at the trust boundary: a rogue peer (garbage, a wrong cluster, a stale
-// or implausible incarnation; on authenticated links a proof made with
-// another key, a proof replayed from another link, or no proof at all) has
-// its link closed with the counted reason and no other; a forged gossip row
-// is refused (the ingest guard) and the link stays; either way the victim's
-// record in the target's view does not move. A corrupted stream is closed by its reader with a wire error.
-// (Views are otherwise judged by the other checkers, which excuse none of
-// these faults: a truncated or corrupted link must not cost a suspicion.)
-class TrustBoundary {
- public:
-  explicit TrustBoundary(Judged* judged = nullptr) : judged_(judged) {}
-  // Plays a rogue fault on `sim` now and judges what the target did.
-  void rogue(Simulator& sim, const Fault& fault, std::uint64_t seed, std::vector<std::string>& failures);
-  // Arms a corrupt fault; check() judges it once its write was damaged.
-  void corrupt(Simulator& sim, const Fault& fault);
-  void check(const Simulator& sim, std::vector<std::string>& failures);
-
- private:
-  struct Pending {
-    std::size_t reader = 0;
-    std::uint64_t closes_before = 0;
-    Instant due;
-  };
-  Judged* judged_;
-  std::vector<Pending> pending_;
-  std::uint64_t rogues_ = 0;
-};
-
-class DetectionAccuracy {
- public:
-  DetectionAccuracy(const Config& config, std::size_t nodes, Judged* judged = nullptr);
-  // Call as each fault is applied, at its virtual time.
-  void on_fault(const Fault& fault, Instant now);
-  // Call just before a crash is applied, with the life that dies.
-  void on_crash(std::size_t node, const MemberId& life, Instant now);
-  void check(const Simulator& sim, std::vector<std::string>& failures);
-
- private:
-  struct Excuse {
-    bool active = false;  // until the fault is over
-    Instant until;        // then this long after
-    bool holds(Instant now) const { return active || now < until; }
-    void end(Instant now, Duration grace) {
-      if (active) until = std::max(until, now + grace);
-      active = false;
-    }
-    void extend(Instant to) { until = std::max(until, to); }
-  };
-  bool suspicion_excused(std::size_t observer, std::size_t subject, Instant now, bool pauses_count = true) const;
-  bool down_excused(std::size_t subject, Instant now) const;
-  void update_witnesses(Instant now);
-  void check_intervals(std::size_t node, const Kernel& kernel, std::span<const MemberId> monitored,
-                       std::vector<std::string>& failures);
-  Excuse& pair(std::size_t a, std::size_t b);
-  bool pair_excused(std::size_t a, std::size_t b, Instant now) const;
-
-  Duration grace_;
-  Duration acceptable_pause_;
-  std::size_t nodes_;
-  std::vector<Excuse> node_;           // crash or restart of the node
-  std::vector<Excuse> pause_;          // a long pause of the node
-  struct Refutation {
-    Instant due;  // no observer may hold the subject unreachable after this
-    std::uint64_t incarnation = 0;  // of the life that was paused
-  };
-  std::vector<std::optional<Refutation>> refute_;
-  std::vector<std::size_t> refuting_;  // the nodes whose refute_ is set, in order
-  Duration refute_within_;
-  std::vector<bool> short_paused_;     // F3 rather than F2 in the report
-  std::vector<Excuse> down_node_;      // overlapping cuts touching the node
-  std::vector<Excuse> unwitnessed_;    // cut from a peer while no third node lives
-  // The pause the node is in or last had: overlapping pauses are one to the
-  // process (the simulator keeps the later end).
-  std::vector<Instant> pause_start_;
-  std::vector<Instant> pause_end_;
-  std::map<std::pair<std::size_t, std::size_t>, Excuse> pair_;  // (low, high), from cuts
-  // A partition or flap excuses every pair across its side: one record per
-  // fault rather than a pair_ entry per crossing pair (a quarter of N x N).
-  // A pair is excused while any record holding it is, as if one Excuse had
-  // taken every fault that touched the pair (heal ends them all, a flap
-  // extends them all).
-  struct Side {
-    std::vector<bool> in;  // [node]
-    Excuse excuse;
-  };
-  std::vector<Side> sides_;
-  Excuse everyone_;                    // a big latency spike
-  Excuse down_everyone_;               // a partition: anybody may be downed
-  std::set<std::pair<std::size_t, std::size_t>> active_cuts_;  // (low, high)
-  // Violations already reported, as (observer or 0, incarnation, subject;
-  // subject + 1000 for F3's refutation), so each is reported once.
-  std::set<std::tuple<std::size_t, std::uint64_t, std::size_t>> reported_;
-  // (observer, incarnation, subject) of the marks an observer holds that
-  // were made, or seen, while a fault excused them (F3: they must be
-  // withdrawn once the fault is over).
-  std::set<std::tuple<std::size_t, std::uint64_t, std::size_t>> excused_marks_;
-  Judged* judged_;
-  // Per (node, life, subject): the detector's intervals_recorded() when last
-  // checked; only the intervals recorded since are checked again.
-  std::vector<std::map<std::pair<std::uint64_t, MemberId>, std::uint64_t>> intervals_seen_;  // [node][(life, subject)]
-  // Per node, the members its table holds down (F4), read again only when
-  // the table's digest moves.
-  struct Downs {
-    bool read = false;
-    std::uint64_t digest = 0;
-    std::vector<MemberId> down;
-  };
-  std::vector<Downs> downs_;
-  Instant flood_until_;  // a flood runs until then (F2's judgements count it)
-  struct Crash {
-    std::size_t node = 0;
-    MemberId life;
-    Instant at;
-    bool disturbed = false;
-    bool detect_checked = false;
-  };
-  std::vector<Crash> crashes_;
-  Excuse connectivity_;  // any cut, partition, flap or spike
-  Duration detect_;
-  Duration down_;
-  void check_crashes(const Simulator& sim, std::vector<std::string>& failures);
 };
 
 }  // namespace weft::sim

@@ -532,102 +532,207 @@ bool parse_network(LineReader& r, NetworkModel& n) {
   return true;
 }
 
-// The fault after "at <time>". A length (or a spike's extra latency) of 0
-// is allowed: the fault does nothing, as generate() may draw one at the end
-// of the chaos phase. A flap period, an ask timeout and a rate must be > 0.
+bool parse_death(LineReader& r, Fault& f, std::string_view kind) {
+  r.form = "at <time> " + std::string(kind) + " nN";
+  f.kind = kind == "crash" ? Fault::Kind::crash : kind == "lose" ? Fault::Kind::lose : Fault::Kind::restart;
+  return r.node_into(f.nodes) && r.finish();
+}
+
+bool parse_pause(LineReader& r, Fault& f) {
+  r.form = "at <time> pause nN for <duration>";
+  f.kind = Fault::Kind::pause;
+  return r.node_into(f.nodes) && r.word("for") && r.duration(f.length) && r.finish();
+}
+
+bool parse_cut(LineReader& r, Fault& f) {
+  r.form = "at <time> cut nA nB (both ways) or at <time> cut nA -> nB (one way)";
+  f.kind = Fault::Kind::cut;
+  if (!r.node_into(f.nodes)) return false;
+  if (r.peek() == "->") {
+    r.take();
+    f.kind = Fault::Kind::cut_one_way;
+  }
+  if (!r.node_into(f.nodes)) return false;
+  if (f.nodes[0] == f.nodes[1]) {
+    return r.fail("a cut needs two different nodes, got n" + std::to_string(f.nodes[0]) + " twice");
+  }
+  return r.finish();
+}
+
+bool parse_partition(LineReader& r, Fault& f) {
+  r.form = "at <time> partition { nA nB ... }";
+  f.kind = Fault::Kind::partition;
+  return r.side(f.nodes, "partition") && r.finish();
+}
+
+bool parse_flap(LineReader& r, Fault& f) {
+  r.form = "at <time> flap { nA nB ... } every <duration> for <duration>";
+  f.kind = Fault::Kind::flap;
+  return r.side(f.nodes, "flap") && r.word("every") && r.positive_duration(f.period, "flap period") &&
+         r.word("for") && r.duration(f.length) && r.finish();
+}
+
+bool parse_spike(LineReader& r, Fault& f) {
+  r.form = "at <time> spike +<duration> for <duration>";
+  f.kind = Fault::Kind::spike;
+  if (r.at_end()) return r.fail_form("expected the extra latency such as +50ms, got the end of the line");
+  if (r.peek() == "+") r.take();  // "+ 50ms" as well as "+50ms"
+  const std::string_view extra = r.take();
+  std::string why;
+  const std::optional<Duration> d = parse_duration(extra.starts_with('+') ? extra.substr(1) : extra, why);
+  if (!d) return r.fail_form(why);
+  f.extra = *d;
+  return r.word("for") && r.duration(f.length) && r.finish();
+}
+
+bool parse_flood(LineReader& r, Fault& f) {
+  r.form = "at <time> flood nA -> nB <rate>/s <bytes>B for <duration>";
+  f.kind = Fault::Kind::flood;
+  return r.node_into(f.nodes) && r.word("->") && r.node_into(f.nodes) && r.rate(f.rate, "flood") &&
+         r.suffixed(f.bytes, "B", "1024B", "a message size") && r.word("for") && r.duration(f.length) &&
+         r.finish();
+}
+
+bool parse_asks(LineReader& r, Fault& f) {
+  r.form = "at <time> asks nA -> nB <rate>/s timeout <duration> for <duration>";
+  f.kind = Fault::Kind::asks;
+  return r.node_into(f.nodes) && r.word("->") && r.node_into(f.nodes) && r.rate(f.rate, "asks") &&
+         r.word("timeout") && r.positive_duration(f.extra, "ask timeout") && r.word("for") &&
+         r.duration(f.length) && r.finish();
+}
+
+bool parse_damage(LineReader& r, Fault& f, std::string_view kind) {
+  r.form = "at <time> " + std::string(kind) + " nA -> nB";
+  f.kind = kind == "truncate" ? Fault::Kind::truncate : Fault::Kind::corrupt;
+  if (!(r.node_into(f.nodes) && r.word("->") && r.node_into(f.nodes))) return false;
+  if (f.nodes[0] == f.nodes[1]) return r.fail("a stream joins two different nodes, got n" + std::to_string(f.nodes[0]) + " twice");
+  return r.finish();
+}
+
+bool parse_rogue(LineReader& r, Fault& f) {
+  r.form = "at <time> rogue nN garbage|wrong-cluster, or rogue nN "
+           "stale-incarnation|implausible-incarnation|forged-row|wrong-key|replayed-proof|unproven nM";
+  f.kind = Fault::Kind::rogue;
+  if (!r.node_into(f.nodes)) return false;
+  const std::string_view what = r.take();
+  const auto* found = std::find_if(std::begin(kRogues), std::end(kRogues),
+                                   [&](Fault::Rogue rogue) { return to_string(rogue) == what; });
+  if (found == std::end(kRogues)) return r.fail_form("unknown rogue " + quoted(what));
+  f.rogue = *found;
+  if (names_a_victim(f.rogue)) {
+    if (!r.node_into(f.nodes)) return false;
+    if (f.nodes[0] == f.nodes[1]) return r.fail("a rogue impersonates another node than the one it dials");
+  }
+  return r.finish();
+}
+
+// The fault after "at <time>", one parser per kind. A length (or a spike's
+// extra latency) of 0 is allowed: the fault does nothing, as generate() may
+// draw one at the end of the chaos phase. A flap period, an ask timeout and
+// a rate must be > 0.
 bool parse_fault(LineReader& r, Fault& f) {
   const std::string_view kind = r.take();
-  if (kind == "crash" || kind == "lose" || kind == "restart") {
-    r.form = "at <time> " + std::string(kind) + " nN";
-    f.kind = kind == "crash" ? Fault::Kind::crash : kind == "lose" ? Fault::Kind::lose : Fault::Kind::restart;
-    return r.node_into(f.nodes) && r.finish();
-  }
-  if (kind == "pause") {
-    r.form = "at <time> pause nN for <duration>";
-    f.kind = Fault::Kind::pause;
-    return r.node_into(f.nodes) && r.word("for") && r.duration(f.length) && r.finish();
-  }
-  if (kind == "cut") {
-    r.form = "at <time> cut nA nB (both ways) or at <time> cut nA -> nB (one way)";
-    f.kind = Fault::Kind::cut;
-    if (!r.node_into(f.nodes)) return false;
-    if (r.peek() == "->") {
-      r.take();
-      f.kind = Fault::Kind::cut_one_way;
-    }
-    if (!r.node_into(f.nodes)) return false;
-    if (f.nodes[0] == f.nodes[1]) {
-      return r.fail("a cut needs two different nodes, got n" + std::to_string(f.nodes[0]) + " twice");
-    }
-    return r.finish();
-  }
-  if (kind == "partition") {
-    r.form = "at <time> partition { nA nB ... }";
-    f.kind = Fault::Kind::partition;
-    return r.side(f.nodes, "partition") && r.finish();
-  }
-  if (kind == "flap") {
-    r.form = "at <time> flap { nA nB ... } every <duration> for <duration>";
-    f.kind = Fault::Kind::flap;
-    return r.side(f.nodes, "flap") && r.word("every") && r.positive_duration(f.period, "flap period") &&
-           r.word("for") && r.duration(f.length) && r.finish();
-  }
+  if (kind == "crash" || kind == "lose" || kind == "restart") return parse_death(r, f, kind);
+  if (kind == "pause") return parse_pause(r, f);
+  if (kind == "cut") return parse_cut(r, f);
+  if (kind == "partition") return parse_partition(r, f);
+  if (kind == "flap") return parse_flap(r, f);
   if (kind == "heal") {
     r.form = "at <time> heal";
     f.kind = Fault::Kind::heal;
     return r.finish();
   }
-  if (kind == "spike") {
-    r.form = "at <time> spike +<duration> for <duration>";
-    f.kind = Fault::Kind::spike;
-    if (r.at_end()) return r.fail_form("expected the extra latency such as +50ms, got the end of the line");
-    if (r.peek() == "+") r.take();  // "+ 50ms" as well as "+50ms"
-    const std::string_view extra = r.take();
-    std::string why;
-    const std::optional<Duration> d = parse_duration(extra.starts_with('+') ? extra.substr(1) : extra, why);
-    if (!d) return r.fail_form(why);
-    f.extra = *d;
-    return r.word("for") && r.duration(f.length) && r.finish();
-  }
-  if (kind == "flood") {
-    r.form = "at <time> flood nA -> nB <rate>/s <bytes>B for <duration>";
-    f.kind = Fault::Kind::flood;
-    return r.node_into(f.nodes) && r.word("->") && r.node_into(f.nodes) && r.rate(f.rate, "flood") &&
-           r.suffixed(f.bytes, "B", "1024B", "a message size") && r.word("for") &&
-           r.duration(f.length) && r.finish();
-  }
-  if (kind == "asks") {
-    r.form = "at <time> asks nA -> nB <rate>/s timeout <duration> for <duration>";
-    f.kind = Fault::Kind::asks;
-    return r.node_into(f.nodes) && r.word("->") && r.node_into(f.nodes) && r.rate(f.rate, "asks") &&
-           r.word("timeout") && r.positive_duration(f.extra, "ask timeout") && r.word("for") &&
-           r.duration(f.length) && r.finish();
-  }
-  if (kind == "truncate" || kind == "corrupt") {
-    r.form = "at <time> " + std::string(kind) + " nA -> nB";
-    f.kind = kind == "truncate" ? Fault::Kind::truncate : Fault::Kind::corrupt;
-    if (!(r.node_into(f.nodes) && r.word("->") && r.node_into(f.nodes))) return false;
-    if (f.nodes[0] == f.nodes[1]) return r.fail("a stream joins two different nodes, got n" + std::to_string(f.nodes[0]) + " twice");
-    return r.finish();
-  }
-  if (kind == "rogue") {
-    r.form = "at <time> rogue nN garbage|wrong-cluster, or rogue nN "
-             "stale-incarnation|implausible-incarnation|forged-row|wrong-key|replayed-proof|unproven nM";
-    f.kind = Fault::Kind::rogue;
-    if (!r.node_into(f.nodes)) return false;
-    const std::string_view what = r.take();
-    const auto* found = std::find_if(std::begin(kRogues), std::end(kRogues),
-                                     [&](Fault::Rogue rogue) { return to_string(rogue) == what; });
-    if (found == std::end(kRogues)) return r.fail_form("unknown rogue " + quoted(what));
-    f.rogue = *found;
-    if (names_a_victim(f.rogue)) {
-      if (!r.node_into(f.nodes)) return false;
-      if (f.nodes[0] == f.nodes[1]) return r.fail("a rogue impersonates another node than the one it dials");
-    }
-    return r.finish();
-  }
+  if (kind == "spike") return parse_spike(r, f);
+  if (kind == "flood") return parse_flood(r, f);
+  if (kind == "asks") return parse_asks(r, f);
+  if (kind == "truncate" || kind == "corrupt") return parse_damage(r, f, kind);
+  if (kind == "rogue") return parse_rogue(r, f);
   if (kind.empty()) return r.fail("expected a fault after the time; one of " + std::string(kFaultNames));
   return r.fail("unknown fault " + quoted(kind) + "; expected one of " + std::string(kFaultNames));
+}
+
+bool parse_mutation(LineReader& r, Scenario& s) {
+  r.form = "mutation <name>";
+  const std::string_view name = r.take();
+  if (name.empty()) return r.fail("expected a mutation name; one of " + mutation_list());
+  if (!set_mutation(s.mutations, name)) {
+    return r.fail("unknown mutation " + quoted(name) + "; expected one of " + mutation_list());
+  }
+  return r.finish();
+}
+
+bool parse_auth(LineReader& r, Scenario& s) {
+  r.form = "auth off|shared|rotating";
+  const std::string_view mode = r.take();
+  const auto* found = std::find_if(std::begin(kAuthModes), std::end(kAuthModes),
+                                   [&](AuthMode m) { return to_string(m) == mode; });
+  if (found == std::end(kAuthModes)) return r.fail("unknown auth mode " + quoted(mode) + "; expected off, shared or rotating");
+  if (!r.finish()) return false;
+  s.auth = *found;
+  return true;
+}
+
+bool parse_require(LineReader& r, Scenario& s) {
+  r.form = "require <mark>";
+  const std::string_view name = r.take();
+  if (name.empty()) return r.fail("expected a mark name; one of " + mark_names());
+  const std::optional<Mark> mark = mark_from_string(name);
+  if (!mark) return r.fail("unknown mark " + quoted(name) + "; expected one of " + mark_names());
+  if (!r.finish()) return false;
+  s.required_marks.push_back(*mark);
+  return true;
+}
+
+bool parse_clock(LineReader& r, Scenario& s) {
+  r.form = "clock nN <+|-><ppm>ppm";
+  std::size_t n = 0;
+  if (!r.node(n)) return false;
+  const std::string_view drift = r.take();
+  std::int32_t ppm = 0;
+  const bool shaped = drift.size() > 4 && drift.ends_with("ppm") && (drift[0] == '+' || drift[0] == '-') &&
+                      all_digits(drift.substr(1, drift.size() - 4));
+  if (!shaped || std::from_chars(drift.data() + 1, drift.data() + drift.size() - 3, ppm).ec != std::errc{}) {
+    return r.fail("expected a drift such as +250ppm or -40ppm, got " + quoted(drift));
+  }
+  if (drift[0] == '-') ppm = -ppm;
+  if (ppm <= -100'000 || ppm >= 100'000) {
+    return r.fail("clock drift " + quoted(drift) + " is outside -99999..+99999 ppm");
+  }
+  if (!r.finish()) return false;
+  s.clock_ppm.resize(s.nodes, 0);
+  s.clock_ppm[n - 1] = ppm;
+  return true;
+}
+
+bool parse_at(LineReader& r, Scenario& s) {
+  r.form = "at <time> <fault> ...";
+  Fault f;
+  if (!r.duration(f.at)) return false;
+  if (f.at < Duration::zero() || f.at > s.chaos) {
+    return r.fail("fault at " + seconds_text(f.at) + " is outside the chaos phase (0.." + seconds_text(s.chaos) + ")");
+  }
+  if (!s.faults.empty() && f.at < s.faults.back().at) {
+    return r.fail("faults must be in time order (" + seconds_text(f.at) + " after " +
+                  seconds_text(s.faults.back().at) + ")");
+  }
+  if (!parse_fault(r, f)) return false;
+  s.faults.push_back(std::move(f));
+  return true;
+}
+
+// A line after the network line: a mutation, auth, require, clock or fault.
+bool parse_body_line(LineReader& r, Scenario& s) {
+  const std::string_view keyword = r.take();
+  if (keyword == "mutation") return parse_mutation(r, s);
+  if (keyword == "auth") return parse_auth(r, s);
+  if (keyword == "require") return parse_require(r, s);
+  if (keyword == "clock") return parse_clock(r, s);
+  if (keyword == "at") return parse_at(r, s);
+  if (keyword == "seed" || keyword == "network") {
+    return r.fail("a second " + std::string(keyword) + " line; a scenario has one, at the top");
+  }
+  return r.fail("unknown line starting " + quoted(keyword) +
+                "; expected \"mutation <name>\", \"auth <mode>\", \"require <mark>\", \"clock nN +250ppm\" or \"at <time> <fault>\"");
 }
 
 ParsedScenario failure(std::size_t line, const std::string& what) {
@@ -680,71 +785,8 @@ ParsedScenario parse_scenario(std::string_view text) {
         stage = Stage::body;
         continue;
       case Stage::body:
-        break;
-    }
-
-    const std::string_view keyword = r.take();
-    if (keyword == "mutation") {
-      r.form = "mutation <name>";
-      const std::string_view name = r.take();
-      if (name.empty()) return failure(line_number, "expected a mutation name; one of " + mutation_list());
-      if (!set_mutation(s.mutations, name)) {
-        return failure(line_number, "unknown mutation " + quoted(name) + "; expected one of " + mutation_list());
-      }
-      if (!r.finish()) return failure(line_number, r);
-    } else if (keyword == "auth") {
-      r.form = "auth off|shared|rotating";
-      const std::string_view mode = r.take();
-      const auto* found = std::find_if(std::begin(kAuthModes), std::end(kAuthModes),
-                                       [&](AuthMode m) { return to_string(m) == mode; });
-      if (found == std::end(kAuthModes)) return failure(line_number, "unknown auth mode " + quoted(mode) + "; expected off, shared or rotating");
-      if (!r.finish()) return failure(line_number, r);
-      s.auth = *found;
-    } else if (keyword == "require") {
-      r.form = "require <mark>";
-      const std::string_view name = r.take();
-      if (name.empty()) return failure(line_number, "expected a mark name; one of " + mark_names());
-      const std::optional<Mark> mark = mark_from_string(name);
-      if (!mark) return failure(line_number, "unknown mark " + quoted(name) + "; expected one of " + mark_names());
-      if (!r.finish()) return failure(line_number, r);
-      s.required_marks.push_back(*mark);
-    } else if (keyword == "clock") {
-      r.form = "clock nN <+|-><ppm>ppm";
-      std::size_t n = 0;
-      if (!r.node(n)) return failure(line_number, r);
-      const std::string_view drift = r.take();
-      std::int32_t ppm = 0;
-      const bool shaped = drift.size() > 4 && drift.ends_with("ppm") && (drift[0] == '+' || drift[0] == '-') &&
-                          all_digits(drift.substr(1, drift.size() - 4));
-      if (!shaped || std::from_chars(drift.data() + 1, drift.data() + drift.size() - 3, ppm).ec != std::errc{}) {
-        return failure(line_number, "expected a drift such as +250ppm or -40ppm, got " + quoted(drift));
-      }
-      if (drift[0] == '-') ppm = -ppm;
-      if (ppm <= -100'000 || ppm >= 100'000) {
-        return failure(line_number, "clock drift " + quoted(drift) + " is outside -99999..+99999 ppm");
-      }
-      if (!r.finish()) return failure(line_number, r);
-      s.clock_ppm.resize(s.nodes, 0);
-      s.clock_ppm[n - 1] = ppm;
-    } else if (keyword == "at") {
-      r.form = "at <time> <fault> ...";
-      Fault f;
-      if (!r.duration(f.at)) return failure(line_number, r);
-      if (f.at < Duration::zero() || f.at > s.chaos) {
-        return failure(line_number, "fault at " + seconds_text(f.at) + " is outside the chaos phase (0.." +
-                                        seconds_text(s.chaos) + ")");
-      }
-      if (!s.faults.empty() && f.at < s.faults.back().at) {
-        return failure(line_number, "faults must be in time order (" + seconds_text(f.at) + " after " +
-                                        seconds_text(s.faults.back().at) + ")");
-      }
-      if (!parse_fault(r, f)) return failure(line_number, r);
-      s.faults.push_back(std::move(f));
-    } else if (keyword == "seed" || keyword == "network") {
-      return failure(line_number, "a second " + std::string(keyword) + " line; a scenario has one, at the top");
-    } else {
-      return failure(line_number, "unknown line starting " + quoted(keyword) +
-                                      "; expected \"mutation <name>\", \"auth <mode>\", \"require <mark>\", \"clock nN +250ppm\" or \"at <time> <fault>\"");
+        if (!parse_body_line(r, s)) return failure(line_number, r);
+        continue;
     }
   }
   switch (stage) {

@@ -194,9 +194,9 @@ Duration Simulator::latency() {
   return now_ < spike_until_ ? base + spike_ : base;
 }
 
-void Simulator::schedule(Event event) {
-  event.seq = next_seq_++;
-  queue_.push_back(event);
+void Simulator::schedule(Occurrence occurrence) {
+  occurrence.seq = next_seq_++;
+  queue_.push_back(occurrence);
   std::push_heap(queue_.begin(), queue_.end(), Later{});
 }
 
@@ -225,12 +225,12 @@ void Simulator::schedule_tick(std::size_t node) {
   if (n.tick_pending && n.tick_at <= at) return;
   n.tick_pending = true;
   n.tick_at = at;
-  Event event;
-  event.at = at;
-  event.kind = Event::Kind::tick;
-  event.node = static_cast<std::uint32_t>(node);
-  event.life = n.life;
-  schedule(event);
+  Occurrence tick;
+  tick.at = at;
+  tick.kind = Occurrence::Kind::tick;
+  tick.node = static_cast<std::uint32_t>(node);
+  tick.life = n.life;
+  schedule(tick);
 }
 
 bool Simulator::blocked(std::size_t from, std::size_t to) const {
@@ -239,7 +239,7 @@ bool Simulator::blocked(std::size_t from, std::size_t to) const {
 
 void Simulator::reap() {
   // A connection is forgotten once closed and its other side told, so a
-  // long run with many redials keeps only live connections. Events still
+  // long run with many redials keeps only live connections. Occurrences still
   // naming it find nothing and are dropped.
   for (const std::uint64_t id : finished_) connections_[id].reset();
   finished_.clear();
@@ -285,17 +285,17 @@ void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
     c.last_arrival[slot] = arrival;
     arrival += Duration::nanoseconds(1);
   }
-  Event deliver;
+  Occurrence deliver;
   deliver.at = c.last_arrival[slot];
-  deliver.kind = Event::Kind::deliver;
+  deliver.kind = Occurrence::Kind::deliver;
   deliver.connection = id;
   deliver.to_acceptor = from_dialer;
   schedule(deliver);
   if (reset_after) call_at(c.last_arrival[slot] + Duration::nanoseconds(1), [this, id] { reset_connection(id); });
 
-  Event sent;
+  Occurrence sent;
   sent.at = c.wire_free[slot];
-  sent.kind = Event::Kind::sent;
+  sent.kind = Occurrence::Kind::sent;
   sent.node = static_cast<std::uint32_t>(from_dialer ? c.dialer : c.acceptor);
   sent.life = from_dialer ? c.dialer_life : c.acceptor_life;
   sent.connection = id;
@@ -316,13 +316,13 @@ void Simulator::close_connection(std::uint64_t id, Connection& c, std::size_t cl
     finished_.push_back(id);
     return;
   }
-  Event event;
-  event.at = now_ + latency();
-  event.kind = Event::Kind::peer_closed;
-  event.node = static_cast<std::uint32_t>(other);
-  event.life = other == c.dialer ? c.dialer_life : c.acceptor_life;
-  event.connection = id;
-  schedule(event);
+  Occurrence closed;
+  closed.at = now_ + latency();
+  closed.kind = Occurrence::Kind::peer_closed;
+  closed.node = static_cast<std::uint32_t>(other);
+  closed.life = other == c.dialer ? c.dialer_life : c.acceptor_life;
+  closed.connection = id;
+  schedule(closed);
 }
 
 void Simulator::reset_connection(std::uint64_t id) {
@@ -387,6 +387,57 @@ Simulator::RogueOutcome Simulator::rogue(std::size_t node, std::span<const std::
   return rogue_outcome_;
 }
 
+void Simulator::dial(std::size_t node, const ConnectCommand& connect) {
+  Node& n = *nodes_[node - 1];
+  const std::uint64_t id = connections_.size();
+  connections_.push_back(std::make_unique<Connection>());
+  Connection& c = *connections_.back();
+  c.dialer = node;
+  c.dialer_life = n.life;
+  c.dialer_link = connect.link;
+  set_connection_of(node, connect.link, id);
+  c.acceptor = node_of(connect.address);
+  Occurrence result;
+  result.at = now_ + latency();
+  result.kind = Occurrence::Kind::connect_result;
+  result.node = static_cast<std::uint32_t>(node);
+  result.life = n.life;
+  result.connection = id;
+  schedule(result);
+  trace(node, "connect " + connect.address.to_string(), false);
+}
+
+void Simulator::close_link(std::size_t node, const CloseCommand& close) {
+  if (rogue_link_ && rogue_link_->first == node) {
+    (rogue_link_->second == close.link ? rogue_outcome_.rogue_link_closed : rogue_outcome_.other_links_closed)
+        .push_back(close.reason);
+    if (rogue_link_->second == close.link) {
+      trace(node, "close rogue link: " + std::string(to_string(close.reason)), true);
+      return;
+    }
+  }
+  const std::uint64_t id = connection_of(node, close.link);
+  if (Connection* c = find_connection(id); c != nullptr) {
+    if (c->corrupted && node == c->acceptor) ++damaged_closes_[{node, close.reason}];
+    close_connection(id, *c, node);
+    trace(node, "close link: " + std::string(to_string(close.reason)), false);
+  }
+}
+
+void Simulator::trace_kernel_event(std::size_t node, const Event& event) {
+  if (const auto* member = std::get_if<MemberEvent>(&event)) {
+    trace(node, member_line(*member), true);
+  } else if (const auto* reach = std::get_if<ReachabilityEvent>(&event)) {
+    trace(node, reach->subject.to_string() + (reach->unreachable ? " unreachable" : " reachable again"), true);
+  } else if (const auto* done = std::get_if<AskCompleted>(&event)) {
+    trace(node, "ask " + std::to_string(done->id) + " " + std::string(to_string(done->outcome)), false);
+  } else if (const auto* dead = std::get_if<DeadLetter>(&event)) {
+    trace(node, "dead letter " + std::string(to_string(dead->reason)) + " " + dead->target.to_string(), false);
+  } else if (const auto* shutdown = std::get_if<ShutdownEvent>(&event)) {
+    trace(node, shutdown->downed ? "shut down (downed)" : "shut down (left)", true);
+  }
+}
+
 void Simulator::drain(std::size_t node) {
   Node& n = *nodes_[node - 1];
   if (!n.kernel) return;
@@ -394,38 +445,9 @@ void Simulator::drain(std::size_t node) {
   if (options_.after_input) options_.after_input(node, k);
   const auto on_command = [&](LinkCommand&& command) {
     if (const auto* connect = std::get_if<ConnectCommand>(&command)) {
-      const std::uint64_t id = connections_.size();
-      connections_.push_back(std::make_unique<Connection>());
-      Connection& c = *connections_.back();
-      c.dialer = node;
-      c.dialer_life = n.life;
-      c.dialer_link = connect->link;
-      set_connection_of(node, connect->link, id);
-      c.acceptor = node_of(connect->address);
-      Event event;
-      event.at = now_ + latency();
-      event.kind = Event::Kind::connect_result;
-      event.node = static_cast<std::uint32_t>(node);
-      event.life = n.life;
-      event.connection = id;
-      schedule(event);
-      trace(node, "connect " + connect->address.to_string(), false);
-      return;
-    }
-    const auto& close = std::get<CloseCommand>(command);
-    if (rogue_link_ && rogue_link_->first == node) {
-      (rogue_link_->second == close.link ? rogue_outcome_.rogue_link_closed : rogue_outcome_.other_links_closed)
-          .push_back(close.reason);
-      if (rogue_link_->second == close.link) {
-        trace(node, "close rogue link: " + std::string(to_string(close.reason)), true);
-        return;
-      }
-    }
-    const std::uint64_t id = connection_of(node, close.link);
-    if (Connection* c = find_connection(id); c != nullptr) {
-      if (c->corrupted && node == c->acceptor) ++damaged_closes_[{node, close.reason}];
-      close_connection(id, *c, node);
-      trace(node, "close link: " + std::string(to_string(close.reason)), false);
+      dial(node, *connect);
+    } else {
+      close_link(node, std::get<CloseCommand>(command));
     }
   };
   const auto on_transmit = [&](const Transmit& request) {
@@ -437,18 +459,8 @@ void Simulator::drain(std::size_t node) {
     Connection* c = find_connection(id);
     if (c != nullptr && c->open && c->established) transmit(id, *c, c->dialer == node, request.bytes);
   };
-  const auto on_event = [&](weft::Event&& event) {
-    if (const auto* member = std::get_if<MemberEvent>(&event)) {
-      trace(node, member_line(*member), true);
-    } else if (const auto* reach = std::get_if<ReachabilityEvent>(&event)) {
-      trace(node, reach->subject.to_string() + (reach->unreachable ? " unreachable" : " reachable again"), true);
-    } else if (const auto* done = std::get_if<AskCompleted>(&event)) {
-      trace(node, "ask " + std::to_string(done->id) + " " + std::string(to_string(done->outcome)), false);
-    } else if (const auto* dead = std::get_if<DeadLetter>(&event)) {
-      trace(node, "dead letter " + std::string(to_string(dead->reason)) + " " + dead->target.to_string(), false);
-    } else if (const auto* shutdown = std::get_if<ShutdownEvent>(&event)) {
-      trace(node, shutdown->downed ? "shut down (downed)" : "shut down (left)", true);
-    }
+  const auto on_event = [&](Event&& event) {
+    trace_kernel_event(node, event);
     if (options_.on_event) options_.on_event(node, event);
     return n.kernel != nullptr;  // false: the workload crashed it
   };
@@ -456,150 +468,159 @@ void Simulator::drain(std::size_t node) {
   schedule_tick(node);
 }
 
-void Simulator::process(const Event& event) {
+void Simulator::process(const Occurrence& occurrence) {
   ++events_processed_;
-  now_ = event.at;
-  switch (event.kind) {
-    case Event::Kind::tick: {
-      Node& n = *nodes_[event.node - 1];
-      if (!n.kernel || n.life != event.life || !n.tick_pending || n.tick_at != event.at) return;
-      n.tick_pending = false;
-      if (now_ < n.paused_until) {
-        schedule_tick(event.node);
-        return;
-      }
-      n.kernel->handle_tick(drifted(now_, n.clock_ppm));
-      drain(event.node);
-      return;
-    }
-    case Event::Kind::connect_result: {
-      Connection* found = find_connection(event.connection);
-      if (found == nullptr) return;
-      Connection& c = *found;
-      Node& dialer = *nodes_[c.dialer - 1];
-      if (!dialer.kernel || dialer.life != c.dialer_life || !c.open) {
-        set_connection_of(c.dialer, c.dialer_link, 0);
-        finished_.push_back(event.connection);
-        if (dialer.kernel && dialer.life == c.dialer_life) {
-          // Closed while connecting: the acceptor crashed before answering
-          // (its peer_closed may never reach the dialer: the connection is
-          // forgotten now). Nothing listens there any more: refused. Without
-          // this the dialer's link stayed "connecting" forever and it never
-          // redialled that address. (A link the dialer closed itself is
-          // unknown to its kernel, which ignores the report.)
-          dialer.kernel->handle_link_down(drifted(now_, dialer.clock_ppm), c.dialer_link, LinkDownCause::refused);
-          drain(c.dialer);
-        }
-        return;
-      }
-      const bool down = c.acceptor == 0 || !nodes_[c.acceptor - 1]->kernel;
-      const bool refused = down && (c.acceptor == 0 || !nodes_[c.acceptor - 1]->host_lost);
-      if (down || blocked(c.dialer, c.acceptor)) {
-        c.open = false;
-        set_connection_of(c.dialer, c.dialer_link, 0);
-        finished_.push_back(event.connection);
-        // Nothing listens at a dead process's address: refused. A cut path
-        // or a lost host never answers: unreachable (modelled without the
-        // connect timeout).
-        dialer.kernel->handle_link_down(drifted(now_, dialer.clock_ppm), c.dialer_link,
-                                        refused ? LinkDownCause::refused : LinkDownCause::unreachable);
-        drain(c.dialer);
-        return;
-      }
-      c.acceptor_life = nodes_[c.acceptor - 1]->life;
-      c.established = true;
-      dialer.kernel->handle_link_up(drifted(now_, dialer.clock_ppm), c.dialer_link);
-      drain(c.dialer);
-      return;
-    }
-    case Event::Kind::deliver: {
-      Connection* found = find_connection(event.connection);
-      if (found == nullptr || !found->open) return;
-      Connection& c = *found;
-      const std::size_t to = event.to_acceptor ? c.acceptor : c.dialer;
-      const std::size_t from = event.to_acceptor ? c.dialer : c.acceptor;
-      Node& receiver = *nodes_[to - 1];
-      const std::uint64_t life = event.to_acceptor ? c.acceptor_life : c.dialer_life;
-      if (!receiver.kernel || receiver.life != life) return;
-      Flight& flight = event.to_acceptor ? c.to_acceptor : c.to_dialer;
-      if (flight.empty() || flight.front_arrival() > now_) return;
-      if (now_ < receiver.paused_until || blocked(from, to)) {
-        // Held: a paused process reads later; a cut path retransmits.
-        Event retry = event;
-        retry.at = std::max(receiver.paused_until, now_ + Duration::milliseconds(50));
-        schedule(retry);
-        return;
-      }
-      if (event.to_acceptor && !c.acceptor_link) {
-        c.acceptor_link = receiver.kernel->handle_link_accepted(drifted(now_, receiver.clock_ppm));
-        set_connection_of(to, *c.acceptor_link, event.connection);
-      }
-      const LinkId link = event.to_acceptor ? *c.acceptor_link : c.dialer_link;
-      while (!flight.empty() && flight.front_arrival() <= now_ && c.open) {
-        // Valid until the next push onto this direction, which only a
-        // drain can make.
-        const std::span<const std::uint8_t> chunk = flight.front();
-        if (c.corrupted && event.to_acceptor && flight.front_arrival() == c.corrupt_arrival) c.corrupt_read = true;
-        flight.pop();
-        c.unread[event.to_acceptor ? 0 : 1] -= chunk.size();
-        trace_hash_ = fingerprint_u64(trace_hash_, chunk.size() ^ (static_cast<std::uint64_t>(to) << 32));
-        receiver.kernel->handle_bytes(drifted(now_, receiver.clock_ppm), link, chunk);
-        drain(to);
-        if (!receiver.kernel) return;
-      }
-      return;
-    }
-    case Event::Kind::sent: {
-      Connection* found = find_connection(event.connection);
-      if (found == nullptr || !found->open) return;
-      Connection& c = *found;
-      Node& sender = *nodes_[event.node - 1];
-      if (!sender.kernel || sender.life != event.life) return;
-      // A paused process learns nothing; a full window (cut path, paused or
-      // slow reader) stalls the write, as a blocked socket would.
-      if (now_ < sender.paused_until || c.unread[event.to_acceptor ? 0 : 1] > options_.network.window) {
-        Event retry = event;
-        retry.at = std::max(sender.paused_until, now_ + Duration::milliseconds(10));
-        schedule(retry);
-        return;
-      }
-      const LinkId link = event.node == c.dialer ? c.dialer_link : *c.acceptor_link;
-      sender.kernel->handle_sent(drifted(now_, sender.clock_ppm), link);
-      drain(event.node);
-      return;
-    }
-    case Event::Kind::call: {
-      const std::size_t slot = static_cast<std::size_t>(event.connection);
-      std::function<void()> action = std::move(calls_[slot]);
-      calls_[slot] = nullptr;
-      free_calls_.push_back(slot);
-      action();
-      return;
-    }
-    case Event::Kind::peer_closed: {
-      Connection* found = find_connection(event.connection);
-      if (found == nullptr) return;
-      Connection& c = *found;
-      finished_.push_back(event.connection);
-      Node& n = *nodes_[event.node - 1];
-      if (!n.kernel || n.life != event.life) return;
-      const LinkId link = event.node == c.dialer ? c.dialer_link : *c.acceptor_link;
-      n.kernel->handle_link_down(drifted(now_, n.clock_ppm), link, LinkDownCause::closed_by_peer);
-      drain(event.node);
-      return;
-    }
+  now_ = occurrence.at;
+  switch (occurrence.kind) {
+    case Occurrence::Kind::tick: on_tick(occurrence); return;
+    case Occurrence::Kind::connect_result: on_connect_result(occurrence); return;
+    case Occurrence::Kind::deliver: on_deliver(occurrence); return;
+    case Occurrence::Kind::sent: on_sent(occurrence); return;
+    case Occurrence::Kind::call: on_call(occurrence); return;
+    case Occurrence::Kind::peer_closed: on_peer_closed(occurrence); return;
   }
+}
+
+void Simulator::on_tick(const Occurrence& tick) {
+  Node& n = *nodes_[tick.node - 1];
+  if (!n.kernel || n.life != tick.life || !n.tick_pending || n.tick_at != tick.at) return;
+  n.tick_pending = false;
+  if (now_ < n.paused_until) {
+    schedule_tick(tick.node);
+    return;
+  }
+  n.kernel->handle_tick(drifted(now_, n.clock_ppm));
+  drain(tick.node);
+}
+
+void Simulator::on_connect_result(const Occurrence& result) {
+  Connection* found = find_connection(result.connection);
+  if (found == nullptr) return;
+  Connection& c = *found;
+  Node& dialer = *nodes_[c.dialer - 1];
+  if (!dialer.kernel || dialer.life != c.dialer_life || !c.open) {
+    set_connection_of(c.dialer, c.dialer_link, 0);
+    finished_.push_back(result.connection);
+    if (dialer.kernel && dialer.life == c.dialer_life) {
+      // Closed while connecting: the acceptor crashed before answering
+      // (its peer_closed may never reach the dialer: the connection is
+      // forgotten now). Nothing listens there any more: refused. Without
+      // this the dialer's link stayed "connecting" forever and it never
+      // redialled that address. (A link the dialer closed itself is
+      // unknown to its kernel, which ignores the report.)
+      dialer.kernel->handle_link_down(drifted(now_, dialer.clock_ppm), c.dialer_link, LinkDownCause::refused);
+      drain(c.dialer);
+    }
+    return;
+  }
+  const bool down = c.acceptor == 0 || !nodes_[c.acceptor - 1]->kernel;
+  const bool refused = down && (c.acceptor == 0 || !nodes_[c.acceptor - 1]->host_lost);
+  if (down || blocked(c.dialer, c.acceptor)) {
+    c.open = false;
+    set_connection_of(c.dialer, c.dialer_link, 0);
+    finished_.push_back(result.connection);
+    // Nothing listens at a dead process's address: refused. A cut path
+    // or a lost host never answers: unreachable (modelled without the
+    // connect timeout).
+    dialer.kernel->handle_link_down(drifted(now_, dialer.clock_ppm), c.dialer_link,
+                                    refused ? LinkDownCause::refused : LinkDownCause::unreachable);
+    drain(c.dialer);
+    return;
+  }
+  c.acceptor_life = nodes_[c.acceptor - 1]->life;
+  c.established = true;
+  dialer.kernel->handle_link_up(drifted(now_, dialer.clock_ppm), c.dialer_link);
+  drain(c.dialer);
+}
+
+void Simulator::on_deliver(const Occurrence& delivery) {
+  Connection* found = find_connection(delivery.connection);
+  if (found == nullptr || !found->open) return;
+  Connection& c = *found;
+  const bool to_acceptor = delivery.to_acceptor;
+  const std::size_t to = to_acceptor ? c.acceptor : c.dialer;
+  const std::size_t from = to_acceptor ? c.dialer : c.acceptor;
+  Node& receiver = *nodes_[to - 1];
+  const std::uint64_t life = to_acceptor ? c.acceptor_life : c.dialer_life;
+  if (!receiver.kernel || receiver.life != life) return;
+  Flight& flight = to_acceptor ? c.to_acceptor : c.to_dialer;
+  if (flight.empty() || flight.front_arrival() > now_) return;
+  if (now_ < receiver.paused_until || blocked(from, to)) {
+    // Held: a paused process reads later; a cut path retransmits.
+    Occurrence retry = delivery;
+    retry.at = std::max(receiver.paused_until, now_ + Duration::milliseconds(50));
+    schedule(retry);
+    return;
+  }
+  if (to_acceptor && !c.acceptor_link) {
+    c.acceptor_link = receiver.kernel->handle_link_accepted(drifted(now_, receiver.clock_ppm));
+    set_connection_of(to, *c.acceptor_link, delivery.connection);
+  }
+  const LinkId link = to_acceptor ? *c.acceptor_link : c.dialer_link;
+  while (!flight.empty() && flight.front_arrival() <= now_ && c.open) {
+    // Valid until the next push onto this direction, which only a
+    // drain can make.
+    const std::span<const std::uint8_t> chunk = flight.front();
+    if (c.corrupted && to_acceptor && flight.front_arrival() == c.corrupt_arrival) c.corrupt_read = true;
+    flight.pop();
+    c.unread[to_acceptor ? 0 : 1] -= chunk.size();
+    trace_hash_ = fingerprint_u64(trace_hash_, chunk.size() ^ (static_cast<std::uint64_t>(to) << 32));
+    receiver.kernel->handle_bytes(drifted(now_, receiver.clock_ppm), link, chunk);
+    drain(to);
+    if (!receiver.kernel) return;
+  }
+}
+
+void Simulator::on_sent(const Occurrence& sent) {
+  Connection* found = find_connection(sent.connection);
+  if (found == nullptr || !found->open) return;
+  Connection& c = *found;
+  Node& sender = *nodes_[sent.node - 1];
+  if (!sender.kernel || sender.life != sent.life) return;
+  // A paused process learns nothing; a full window (cut path, paused or
+  // slow reader) stalls the write, as a blocked socket would.
+  if (now_ < sender.paused_until || c.unread[sent.to_acceptor ? 0 : 1] > options_.network.window) {
+    Occurrence retry = sent;
+    retry.at = std::max(sender.paused_until, now_ + Duration::milliseconds(10));
+    schedule(retry);
+    return;
+  }
+  const LinkId link = sent.node == c.dialer ? c.dialer_link : *c.acceptor_link;
+  sender.kernel->handle_sent(drifted(now_, sender.clock_ppm), link);
+  drain(sent.node);
+}
+
+void Simulator::on_call(const Occurrence& call) {
+  const std::size_t slot = static_cast<std::size_t>(call.connection);
+  std::function<void()> action = std::move(calls_[slot]);
+  calls_[slot] = nullptr;
+  free_calls_.push_back(slot);
+  action();
+}
+
+void Simulator::on_peer_closed(const Occurrence& closed) {
+  Connection* found = find_connection(closed.connection);
+  if (found == nullptr) return;
+  Connection& c = *found;
+  finished_.push_back(closed.connection);
+  Node& n = *nodes_[closed.node - 1];
+  if (!n.kernel || n.life != closed.life) return;
+  const LinkId link = closed.node == c.dialer ? c.dialer_link : *c.acceptor_link;
+  n.kernel->handle_link_down(drifted(now_, n.clock_ppm), link, LinkDownCause::closed_by_peer);
+  drain(closed.node);
+}
+
+void Simulator::step() {
+  std::pop_heap(queue_.begin(), queue_.end(), Later{});
+  const Occurrence next = queue_.back();
+  queue_.pop_back();
+  process(next);
+  reap();
 }
 
 void Simulator::run_for(Duration duration) {
   const Instant end = now_ + duration;
-  while (!queue_.empty() && queue_.front().at <= end) {
-    std::pop_heap(queue_.begin(), queue_.end(), Later{});
-    const Event event = queue_.back();
-    queue_.pop_back();
-    process(event);
-    reap();
-  }
+  while (!queue_.empty() && queue_.front().at <= end) step();
   now_ = end;
 }
 
@@ -611,11 +632,7 @@ std::optional<Duration> Simulator::run_until(const std::function<bool()>& done, 
       now_ = end;
       return done() ? std::optional<Duration>(now_ - start) : std::nullopt;
     }
-    std::pop_heap(queue_.begin(), queue_.end(), Later{});
-    const Event event = queue_.back();
-    queue_.pop_back();
-    process(event);
-    reap();
+    step();
   }
   return now_ - start;
 }
@@ -717,11 +734,11 @@ void Simulator::call_at(Instant at, std::function<void()> action) {
     free_calls_.pop_back();
     calls_[slot] = std::move(action);
   }
-  Event event;
-  event.at = std::max(at, now_);
-  event.kind = Event::Kind::call;
-  event.connection = slot;
-  schedule(event);
+  Occurrence call;
+  call.at = std::max(at, now_);
+  call.kind = Occurrence::Kind::call;
+  call.connection = slot;
+  schedule(call);
 }
 
 bool Simulator::command(std::size_t node, const std::function<void(Kernel&, Instant)>& command) {

@@ -161,8 +161,11 @@ class Simulator {
  private:
   struct Node;
   struct Connection;
-  // One scheduled event, held by value in a binary heap ordered by (at, seq).
-  struct Event {
+  // One thing due to happen at a virtual instant, held by value in a binary
+  // heap ordered by (at, seq). Named apart from weft::Event, the kernel's
+  // outputs (which drain() hands to SimOptions::on_event): an occurrence is
+  // the simulator's own agenda, never seen outside this class.
+  struct Occurrence {
     enum class Kind : std::uint8_t { tick, deliver, sent, connect_result, peer_closed, call };
     Instant at;
     std::uint64_t seq = 0;
@@ -174,15 +177,28 @@ class Simulator {
   };
   // The heap's comparator: true when `a` runs after `b`.
   struct Later {
-    bool operator()(const Event& a, const Event& b) const {
+    bool operator()(const Occurrence& a, const Occurrence& b) const {
       if (a.at != b.at) return a.at > b.at;
       return a.seq > b.seq;
     }
   };
 
-  void schedule(Event event);
-  void process(const Event& event);
+  void schedule(Occurrence occurrence);
+  // Pops the next occurrence, runs it and forgets finished connections.
+  void step();
+  // One handler per kind; process() dispatches.
+  void process(const Occurrence& occurrence);
+  void on_tick(const Occurrence& tick);
+  void on_connect_result(const Occurrence& result);
+  void on_deliver(const Occurrence& delivery);
+  void on_sent(const Occurrence& sent);
+  void on_call(const Occurrence& call);
+  void on_peer_closed(const Occurrence& closed);
+  // After every kernel input: the kernel's outputs, then its next tick.
   void drain(std::size_t node);
+  void dial(std::size_t node, const ConnectCommand& connect);
+  void close_link(std::size_t node, const CloseCommand& close);
+  void trace_kernel_event(std::size_t node, const Event& event);
   void schedule_tick(std::size_t node);
   void transmit(std::uint64_t id, Connection& connection, bool from_dialer,
                 std::span<const std::uint8_t> bytes);
@@ -203,8 +219,8 @@ class Simulator {
   Prng network_prng_;
   Instant now_ = kStart;
   std::uint64_t next_seq_ = 0;
-  std::vector<Event> queue_;  // a heap under Later: the next event at front()
-  std::vector<std::function<void()>> calls_;  // actions of pending call events
+  std::vector<Occurrence> queue_;  // a heap under Later: the next occurrence at front()
+  std::vector<std::function<void()>> calls_;  // actions of pending call occurrences
   std::vector<std::uint64_t> free_calls_;     // reusable slots in calls_
   std::vector<std::unique_ptr<Node>> nodes_;
   std::map<NodeAddress, std::size_t> node_by_address_;

@@ -1,0 +1,331 @@
+// W3: see trust_boundary_checker.hpp.
+#include "sim/trust_boundary_checker.hpp"
+
+#include <array>
+#include <optional>
+#include <span>
+
+#include "auth/hmac_sha256.hpp"
+#include "kernel/wire/control.hpp"
+#include "kernel/wire/frame.hpp"
+#include "kernel/wire/handshake.hpp"
+#include "sim/scenario.hpp"
+#include "sim/text.hpp"
+
+namespace weft::sim {
+namespace {
+
+// The hello a node wrote back to a rogue's hello, if it wrote one.
+std::optional<wire::Hello> reply_hello(std::span<const std::uint8_t> written, std::string& host_storage) {
+  wire::FrameDecoder decoder(wire::kDefaultMaxFrameBytes);
+  std::optional<wire::Hello> hello;
+  (void)decoder.feed(written, [&](wire::Bytes payload) {
+    wire::Decoded<wire::Hello> decoded = wire::decode_hello(payload);
+    if (hello || !decoded.ok()) return;
+    // The decoded views point into `written`; keep the host past it anyway.
+    host_storage = std::string(decoded.value.address.host);
+    decoded.value.address.host = host_storage;
+    hello = decoded.value;
+  });
+  return hello;
+}
+
+using Nonce = std::array<std::uint8_t, wire::kNonceBytes>;
+
+// What a rogue peer sends a target and how the target must answer, per kind
+// of rogue. It lives while the simulator plays it: the answers read it.
+class RogueScript {
+ public:
+  RogueScript(const Simulator& sim, const Kernel& target, const Fault& f, Prng draw);
+  RogueScript(const RogueScript&) = delete;
+  RogueScript& operator=(const RogueScript&) = delete;
+  // Writes the script of `kind`; false when it needs a victim the target
+  // does not know yet (nothing to be stale against, nothing to forge).
+  bool write(Fault::Rogue kind);
+
+  std::optional<NodeAddress> victim;  // the node a rogue claims to be or forges
+  std::optional<Member> before;       // the target's record of the victim, before
+  std::vector<std::uint8_t> bytes;    // sent when the rogue dials
+  Simulator::RogueAnswer answer;      // sent after the target's hello, if any
+  std::optional<CloseReason> expected;  // how the target must close the link; none: kept
+  const char* what = "";
+
+ private:
+  void garbage();
+  void wrong_cluster();
+  void stale_incarnation();
+  void implausible_incarnation();
+  void forged_row();
+  void wrong_key();
+  void replayed_proof();
+  void unproven();
+  // On authenticated links the handshake rogues claim to be the victim at
+  // its known incarnation, which is neither stale nor implausible: only the
+  // proof can refuse them. Unauthenticated, nothing could refuse that claim
+  // (the hello is the identity), and a link taken as the victim's would be
+  // evidence of its life, so there they are strangers.
+  void impersonate();
+  // The rogue's proof over the real transcript, keyed by `key`, with the
+  // node's nonce replaced by `nonce` when given (a proof from another link).
+  Simulator::RogueAnswer prove(AuthKey key, std::optional<Nonce> nonce);
+  template <class Bytes>
+  void random_bytes(Bytes& into) {
+    for (auto& b : into) b = static_cast<std::uint8_t>(draw_.next_u64());
+  }
+
+  const Kernel& target_;
+  const NodeAddress stranger_{"192.0.2.1", 7000};  // TEST-NET-1: never a node
+  std::uint64_t known_incarnation_;
+  std::uint64_t far_ahead_;  // 2^41 lives past the known one
+  bool authenticated_;
+  Prng draw_;
+  wire::Hello hello_;
+  std::string reply_host_;  // holds the host of the target's hello for prove()
+};
+
+RogueScript::RogueScript(const Simulator& sim, const Kernel& target, const Fault& f, Prng draw)
+    : victim(f.nodes.size() > 1 ? std::optional<NodeAddress>(sim.address(f.nodes[1])) : std::nullopt),
+      target_(target),
+      authenticated_(target.config().auth.enabled()),
+      draw_(draw) {
+  const Member* known = victim ? target.members().find(*victim) : nullptr;
+  if (known != nullptr) before = *known;
+  known_incarnation_ = before ? before->incarnation().value : 1;
+  far_ahead_ = known_incarnation_ + (std::uint64_t{1} << 41);
+  hello_.cluster_name = target.config().cluster_name;
+  hello_.address = wire::AddressView::of(victim ? *victim : stranger_);
+  hello_.incarnation = 1;
+}
+
+bool RogueScript::write(Fault::Rogue kind) {
+  switch (kind) {
+    case Fault::Rogue::garbage: garbage(); break;
+    case Fault::Rogue::wrong_cluster: wrong_cluster(); break;
+    case Fault::Rogue::stale_incarnation:
+      if (!before) return false;
+      stale_incarnation();
+      break;
+    case Fault::Rogue::implausible_incarnation:
+      if (!before) return false;
+      implausible_incarnation();
+      break;
+    case Fault::Rogue::forged_row:
+      if (!before) return false;
+      forged_row();
+      return true;  // its frames are written there
+    case Fault::Rogue::wrong_key: wrong_key(); break;
+    case Fault::Rogue::replayed_proof: replayed_proof(); break;
+    case Fault::Rogue::unproven: unproven(); break;
+  }
+  if (kind != Fault::Rogue::garbage) (void)wire::append_frame(bytes, hello_);
+  return true;
+}
+
+void RogueScript::garbage() {
+  bytes.resize(64);
+  random_bytes(bytes);
+  bytes[0] = 0xff;  // a length no frame may have: a wire error, never a hello by chance
+  expected = CloseReason::wire_error;
+  what = "random bytes";
+}
+
+void RogueScript::wrong_cluster() {
+  hello_.cluster_name = target_.config().cluster_name == "rogue-cluster" ? "rogue-cluster-2" : "rogue-cluster";
+  hello_.address = wire::AddressView::of(stranger_);
+  expected = CloseReason::wrong_cluster;
+  what = "a hello naming another cluster";
+}
+
+void RogueScript::stale_incarnation() {
+  hello_.incarnation = known_incarnation_ - 1;
+  expected = CloseReason::stale_incarnation;
+  what = "a hello with an older incarnation";
+}
+
+void RogueScript::implausible_incarnation() {
+  hello_.incarnation = far_ahead_;
+  expected = CloseReason::implausible_incarnation;
+  what = "a hello 2^41 incarnations ahead";
+}
+
+// A stranger's hello, then gossip claiming the victim down 2^41 lives on.
+void RogueScript::forged_row() {
+  hello_.address = wire::AddressView::of(stranger_);
+  what = "gossip claiming the victim down 2^41 lives on";
+  (void)wire::append_frame(bytes, hello_);
+  wire::GossipState forged;
+  forged.members.push_back(Member{MemberId{*victim, Incarnation{far_ahead_}}, MemberStatus::down});
+  if (!authenticated_) {
+    (void)wire::append_frame(bytes, forged);
+    return;
+  }
+  // An insider: on authenticated links it holds the key and proves
+  // itself, so its gossip meets the ingest guard, not the handshake.
+  answer = [proven = prove(target_.config().auth.keys.front(), std::nullopt),
+            forged](std::span<const std::uint8_t> written) {
+    std::vector<std::uint8_t> out = proven(written);
+    (void)wire::append_frame(out, forged);
+    return out;
+  };
+}
+
+void RogueScript::wrong_key() {
+  impersonate();
+  AuthKey wrong{};
+  random_bytes(wrong);
+  answer = prove(wrong, std::nullopt);
+  // Unauthenticated, the node expects no proof at all.
+  expected = authenticated_ ? CloseReason::bad_proof : CloseReason::unexpected_frame;
+  what = "a handshake proven with another key";
+}
+
+void RogueScript::replayed_proof() {
+  impersonate();
+  AuthKey key{};
+  if (authenticated_) {
+    key = target_.config().auth.keys.front();
+  } else {
+    random_bytes(key);
+  }
+  Nonce old_nonce{};
+  random_bytes(old_nonce);
+  answer = prove(key, old_nonce);
+  expected = authenticated_ ? CloseReason::bad_proof : CloseReason::unexpected_frame;
+  what = "a proof recorded from another link";
+}
+
+void RogueScript::unproven() {
+  impersonate();
+  answer = [](std::span<const std::uint8_t>) {
+    std::vector<std::uint8_t> out;
+    (void)wire::append_frame(out, wire::GossipDigest{1});
+    return out;
+  };
+  if (authenticated_) expected = CloseReason::unauthenticated;
+  what = "a hello and then gossip without a proof";
+}
+
+void RogueScript::impersonate() {
+  const bool as_victim = before.has_value() && authenticated_;
+  hello_.address = wire::AddressView::of(as_victim ? *victim : stranger_);
+  hello_.incarnation = as_victim ? known_incarnation_ : 1;
+  random_bytes(hello_.nonce);
+}
+
+Simulator::RogueAnswer RogueScript::prove(AuthKey key, std::optional<Nonce> nonce) {
+  return [this, key, nonce](std::span<const std::uint8_t> written) {
+    std::vector<std::uint8_t> out;
+    std::optional<wire::Hello> reply = reply_hello(written, reply_host_);
+    if (!reply) return out;
+    HelloSide acceptor = HelloSide::of(*reply);
+    if (nonce) acceptor.nonce = *nonce;
+    const std::vector<std::uint8_t> transcript = handshake_transcript(
+        HandshakeRole::dialer, target_.config().cluster_name, HelloSide::of(hello_), acceptor);
+    const Proof proof = auth::hmac_sha256(key, transcript);
+    (void)wire::append_frame(out, wire::HelloProof{proof});
+    return out;
+  };
+}
+
+// The rogue's link closed as the script expects: with its reason, or not at all.
+void judge_rogue_link(const std::string& who, const RogueScript& script, const Simulator::RogueOutcome& outcome,
+                      std::vector<std::string>& failures) {
+  const std::vector<CloseReason>& closed = outcome.rogue_link_closed;
+  if (script.expected) {
+    if (closed.size() != 1 || closed[0] != *script.expected) {
+      failures.push_back("W3: " + who + " did not close the rogue's link with " +
+                         std::string(to_string(*script.expected)) +
+                         (closed.empty() ? std::string(" (kept it open)")
+                                         : " (closed it " + std::string(to_string(closed[0])) + ")"));
+    }
+  } else if (!closed.empty()) {
+    failures.push_back("W3: " + who + " closed the rogue's link (" + std::string(to_string(closed[0])) +
+                       ") instead of refusing the record");
+  }
+}
+
+// No honest link closed for the rogue's sake.
+void judge_honest_links(const std::string& who, const Simulator::RogueOutcome& outcome,
+                        std::vector<std::string>& failures) {
+  for (CloseReason reason : outcome.other_links_closed) {
+    switch (reason) {
+      case CloseReason::peer_gone:
+      case CloseReason::rejoining:
+      case CloseReason::shutting_down:
+      case CloseReason::handshake_timeout:
+        continue;  // the node's own membership moved in the same input (a timer fell due)
+      case CloseReason::bad_proof:
+      case CloseReason::unauthenticated:
+      case CloseReason::wrong_peer:
+      case CloseReason::wire_error:
+      case CloseReason::handshake_required:
+      case CloseReason::wrong_cluster:
+      case CloseReason::wrong_version:
+      case CloseReason::self_connection:
+      case CloseReason::stale_incarnation:
+      case CloseReason::implausible_incarnation:
+      case CloseReason::unexpected_frame:
+      case CloseReason::control_overflow:
+        failures.push_back("W3: " + who + " also closed an honest link (" + std::string(to_string(reason)) + ")");
+        break;
+    }
+  }
+}
+
+// The victim's record in the target's view did not move.
+void judge_victim(const Simulator& sim, std::size_t target, const std::string& who, const RogueScript& script,
+                  std::vector<std::string>& failures) {
+  if (!script.before) return;
+  const std::optional<Member>& before = script.before;
+  const Member* after = sim.kernel(target) ? sim.kernel(target)->members().find(*script.victim) : nullptr;
+  if (after == nullptr || after->incarnation() != before->incarnation() ||
+      (after->status == MemberStatus::down && before->status != MemberStatus::down)) {
+    failures.push_back("W3: " + who + " let the rogue move " + script.victim->to_string() + " from " +
+                       before->id.to_string() + " " + std::string(to_string(before->status)) + " to " +
+                       (after ? after->id.to_string() + " " + std::string(to_string(after->status)) : "nothing"));
+  }
+}
+
+}  // namespace
+
+void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, std::vector<std::string>& failures) {
+  const std::size_t target = f.nodes[0];
+  const Kernel* k = sim.kernel(target);
+  if (k == nullptr) return;
+  RogueScript script(sim, *k, f, Prng::derive(seed, 100 + ++rogues_));
+  if (!script.write(f.rogue)) return;
+  const Simulator::RogueOutcome outcome = sim.rogue(target, script.bytes, script.answer);
+  if (!outcome.handled) return;
+  count(judged_, Check::w3_rogues);
+  const std::string who = node_name(target) + " (sent " + script.what + ")";
+  judge_rogue_link(who, script, outcome, failures);
+  judge_honest_links(who, outcome, failures);
+  judge_victim(sim, target, who, script, failures);
+}
+
+void TrustBoundary::corrupt(Simulator& sim, const Fault& f) {
+  sim.damage_stream(f.nodes[0], f.nodes[1], Simulator::Damage::corrupt);
+  pending_.push_back(Pending{f.nodes[1], sim.damaged_link_closes(f.nodes[1], CloseReason::wire_error),
+                             sim.now() + Duration::seconds(2)});
+}
+
+void TrustBoundary::check(const Simulator& sim, std::vector<std::string>& failures) {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (sim.now() < it->due) {
+      ++it;
+      continue;
+    }
+    // Judged only when the damaged write reached a reader that ran: a
+    // crashed or paused reader, or a stream nobody wrote to, proves nothing.
+    const std::uint64_t closes = sim.damaged_link_closes(it->reader, CloseReason::wire_error);
+    if (closes > it->closes_before) {
+      count(judged_, Check::w3_corrupt);
+    } else if (sim.corrupted_unclosed(it->reader)) {
+      failures.push_back("W3: " + node_name(it->reader) +
+                         " read a stream whose frame claimed 4 GiB and did not close it with wire_error");
+    }
+    it = pending_.erase(it);
+  }
+}
+
+}  // namespace weft::sim
