@@ -19,44 +19,6 @@ void append_handshake_frame(std::vector<std::uint8_t>& out, const Message& messa
   WEFT_ASSERT(error == wire::WireError::none);
 }
 
-// Kernel::KeyQueue operations. Keys in a queue are unique (one entry per
-// map record), so the order is total.
-template <class Queue, class Iterator>
-void key_queue_push(Queue& queue, Iterator it) {
-  if (queue.sorted && queue.head < queue.items.size() && !(queue.items.back()->first < it->first)) {
-    queue.sorted = false;
-  }
-  queue.items.push_back(it);
-}
-
-// The queued entry with the least key, taken out; false when none is left.
-template <class Queue, class Iterator>
-bool key_queue_pop(Queue& queue, Iterator& out) {
-  if (queue.head == queue.items.size()) {
-    queue.items.clear();
-    queue.head = 0;
-    queue.sorted = true;
-    return false;
-  }
-  if (!queue.sorted) {
-    queue.items.erase(queue.items.begin(), queue.items.begin() + static_cast<std::ptrdiff_t>(queue.head));
-    queue.head = 0;
-    std::sort(queue.items.begin(), queue.items.end(),
-              [](const Iterator& a, const Iterator& b) { return a->first < b->first; });
-    queue.sorted = true;
-  }
-  out = queue.items[queue.head++];
-  return true;
-}
-
-// Drops the queued entries `drop` selects (before their records are erased).
-template <class Queue, class Predicate>
-void key_queue_drop_if(Queue& queue, Predicate drop) {
-  queue.items.erase(queue.items.begin(), queue.items.begin() + static_cast<std::ptrdiff_t>(queue.head));
-  queue.head = 0;
-  std::erase_if(queue.items, drop);
-}
-
 }  // namespace
 
 Kernel::Kernel(Config config, std::uint64_t seed)
@@ -91,13 +53,13 @@ void Kernel::advance(Instant now) {
 void Kernel::queue_transmit(OutboundIt it) {
   if (it->second.transmit_queued) return;
   it->second.transmit_queued = true;
-  key_queue_push(transmit_out_, it);
+  transmit_out_.push(it);
 }
 
 void Kernel::queue_transmit(InboundIt it) {
   if (it->second.transmit_queued) return;
   it->second.transmit_queued = true;
-  key_queue_push(transmit_in_, it);
+  transmit_in_.push(it);
 }
 
 void Kernel::queue_dial(OutboundIt it) {
@@ -242,8 +204,8 @@ void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::W
 void Kernel::sweep() {
   if (!needs_sweep_) return;
   needs_sweep_ = false;
-  key_queue_drop_if(transmit_in_, [](const InboundIt& it) { return it->second.closed; });
-  key_queue_drop_if(transmit_out_, [](const OutboundIt& it) { return it->second.retired; });
+  transmit_in_.drop_if([](const InboundIt& it) { return it->second.closed; });
+  transmit_out_.drop_if([](const OutboundIt& it) { return it->second.retired; });
   std::erase_if(dial_waiting_, [](const OutboundIt& it) { return it->second.retired; });
   for (const LinkId link : closed_in_) {
     const auto found = inbound_index_.find(link);
@@ -321,7 +283,7 @@ void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
       ++liveness_generation_;
     }
     if (in->second.transmit_queued) {
-      key_queue_drop_if(transmit_in_, [&](const InboundIt& it) { return it == in; });
+      transmit_in_.drop_if([&](const InboundIt& it) { return it == in; });
     }
     if (!in->second.peer) awaiting_hello_.erase({in->second.hello_due, link});
     if (in->second.claimed && !in->second.peer) ++counters_.handshakes_abandoned;
@@ -628,7 +590,7 @@ std::optional<Transmit> Kernel::poll_transmit() {
     return Transmit{link, in_flight};
   };
   OutboundIt next_out;
-  while (key_queue_pop(transmit_out_, next_out)) {
+  while (transmit_out_.pop(next_out)) {
     Outbound& out = next_out->second;
     out.transmit_queued = false;
     if (!out.connected || out.retired || out.writing) continue;
@@ -655,7 +617,7 @@ std::optional<Transmit> Kernel::poll_transmit() {
     }
   }
   InboundIt next_in;
-  while (key_queue_pop(transmit_in_, next_in)) {
+  while (transmit_in_.pop(next_in)) {
     Inbound& in = next_in->second;
     in.transmit_queued = false;
     if (in.closed || in.writing || in.control.empty()) continue;

@@ -54,6 +54,7 @@
 #include "kernel/detection/liveness_throttle.hpp"
 #include "kernel/detection/phi_detector.hpp"
 #include "kernel/events.hpp"
+#include "kernel/links/key_queue.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
 #include "kernel/prng.hpp"
@@ -332,16 +333,6 @@ class Kernel {
   std::map<std::uint64_t, ProbeHelping> probes_helping_;  // this node helps
 
   // Links.
-  // Map entries handed out in key order, each at most once (a flag in the
-  // record says it is queued); sorted lazily, so pushing allocates nothing
-  // once the vector has grown. An entry is dropped before its record is
-  // erased.
-  template <class Iterator>
-  struct KeyQueue {
-    std::vector<Iterator> items;  // those before `head` are handed out
-    std::size_t head = 0;
-    bool sorted = true;           // items from head on are in key order
-  };
   std::uint64_t next_link_id_ = 1;
   std::uint64_t nonces_made_ = 0;                // authenticated nonces: the MAC's counter
   // The link records, in the order every walk of them takes (address, link
@@ -364,7 +355,7 @@ class Kernel {
   // when something may have made it ready (bytes queued, link up, write
   // done) and leaves when looked at. poll_transmit() lends the least ready
   // outbound address first, then the least ready inbound link id, exactly
-  // as a walk of outbound_ and inbound_ would.
+  // as a walk of outbound_ and inbound_ would (kernel/links/key_queue.hpp).
   KeyQueue<OutboundIt> transmit_out_;
   KeyQueue<InboundIt> transmit_in_;
   // A superset of the outbound records with no link that are not retired
