@@ -177,7 +177,7 @@ class Kernel {
   using OutboundIt = LinkTable::OutboundIt;
   using InboundIt = LinkTable::InboundIt;
 
-  // kernel.cpp: clock, links, frames, outputs
+  // kernel.cpp: clock, ticks, outputs, and what a peer's message means
   void advance(Instant now);
   // The owned timers (timers_) with the derived ones read from their
   // structures (kernel/timers.hpp).
@@ -185,6 +185,10 @@ class Kernel {
   Instant earliest_probe_deadline() const;
   void on_message(const MemberId& peer, wire::Message&& message);
   void mark(Mark m);
+
+  // kernel_links.cpp: dialing, handshakes, reading frames off links,
+  // closing them and lending their bytes. The records, their states and
+  // their bookkeeping are in kernel/links/.
   Outbound& outbound(const NodeAddress& peer);
   template <class Message>
   void send_control(const NodeAddress& peer, const Message& message);

@@ -1,5 +1,5 @@
 // The kernel's private records, shared by the files that implement it
-// (kernel.cpp, kernel_membership.cpp, kernel_detection.cpp,
+// (kernel.cpp, kernel_links.cpp, kernel_membership.cpp, kernel_detection.cpp,
 // kernel_actors.cpp). Not part of the kernel's interface. The link records
 // are in kernel/links/link_table.hpp.
 #pragma once

@@ -4,9 +4,9 @@
 // dial, accepted links awaiting their hello) and erase closed ones at the
 // end of an input. The protocol on a link (hellos, proofs, what a frame
 // means, backoff policy, commands to the driver) is the Kernel's
-// (kernel/kernel.cpp); this file holds the records and moves them between
-// the states of kernel/links/link_state.hpp, asserting each move and the
-// data each state promises.
+// (kernel/kernel_links.cpp); this file holds the records and moves them
+// between the states of kernel/links/link_state.hpp, asserting each move
+// and the data each state promises.
 //
 // Order. The records live in ordered maps (outbound by address, inbound by
 // link id) and every walk of them takes that order, so nothing here feeds
