@@ -103,9 +103,9 @@ std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
   return std::nullopt;
 }
 
-// Closing a retired record again (a member downed, then removed, before
-// the sweep) only counts: it has no link, nothing queued and no state left
-// to leave.
+// Closing a record already retired (closed twice before the sweep, say as
+// an idle link and then as a member gone) only counts the close again: it
+// has no link, nothing queued and no state left to leave.
 void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::WireError error) {
   const auto it = links_.find_outbound(peer);
   if (!links_.found(it)) return;
@@ -154,11 +154,13 @@ void Kernel::handle_link_up(Instant now, LinkId link) {
   if (config_.auth.enabled()) {
     // Nothing but the hello until the acceptor has proven itself.
     append_handshake_frame(out.handshake, make_hello(out.nonce));
+    WEFT_ASSERT(out.state() == OutboundState::handshaking && out.transmit_queued);
     return;
   }
   std::vector<std::uint8_t> hello;
   append_handshake_frame(hello, make_hello(out.nonce));
   out.control.insert(out.control.begin(), hello.begin(), hello.end());
+  WEFT_ASSERT(out.state() == OutboundState::handshaking && out.transmit_queued);
 }
 
 void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
@@ -296,6 +298,7 @@ void Kernel::on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payl
   }
   links_.establish(it, MemberId{hello.value.address.to_owned(), Incarnation{hello.value.incarnation}});
   out.backoff = config_.reconnect_backoff_min;
+  WEFT_ASSERT(out.state() == OutboundState::established && (!config_.auth.enabled() || !out.handshake.empty()));
   observe(*out.peer);
 }
 
@@ -304,6 +307,7 @@ void Kernel::on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payl
 void Kernel::on_hello(InboundIt it, const wire::Hello& hello) {
   const LinkId link = it->first;
   Inbound& in = it->second;
+  WEFT_ASSERT(!in.closed());  // read_inbound reads nothing more from a closed link
   if (in.state() != InboundState::awaiting_hello) {
     close_inbound(link, CloseReason::unexpected_frame);
     return;
@@ -325,6 +329,7 @@ void Kernel::on_hello(InboundIt it, const wire::Hello& hello) {
   append_handshake_frame(in.control, reply);
   links_.queue_transmit(it);
   ++counters_.frames_out;
+  WEFT_ASSERT(!in.control.empty() && in.transmit_queued);  // our reply goes out either way
   if (in.state() == InboundState::awaiting_proof) return;  // the proof must still come by hello_due
   accept_peer(it, sender);
 }
@@ -332,6 +337,7 @@ void Kernel::on_hello(InboundIt it, const wire::Hello& hello) {
 void Kernel::on_hello_proof(InboundIt it, const wire::HelloProof& proof) {
   const LinkId link = it->first;
   const Inbound& in = it->second;
+  WEFT_ASSERT(!in.closed());  // read_inbound reads nothing more from a closed link
   if (in.state() != InboundState::awaiting_proof) {
     close_inbound(link, CloseReason::unexpected_frame);
     return;
