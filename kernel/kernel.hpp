@@ -40,7 +40,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -54,6 +53,7 @@
 #include "kernel/detection/liveness_throttle.hpp"
 #include "kernel/detection/phi_detector.hpp"
 #include "kernel/events.hpp"
+#include "kernel/links/link_table.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
 #include "kernel/prng.hpp"
@@ -137,6 +137,8 @@ class Kernel {
   void handle_link_up(Instant now, LinkId link);
   // A link is gone (or a connect failed).
   void handle_link_down(Instant now, LinkId link, LinkDownCause cause);
+  // Bytes read from a link; on a link we dialed, only after handle_link_up
+  // (asserted: a peer writes only once it has read our hello).
   void handle_bytes(Instant now, LinkId link, std::span<const std::uint8_t> bytes);
   void handle_tick(Instant now);
   // The bytes poll_transmit() last lent for `link` have been written (the
@@ -167,57 +169,51 @@ class Kernel {
  private:
   class ActorContext;
   struct Actor;
-  struct Outbound;
-  struct Inbound;
-  struct Monitor;
   struct ProbeAsked;
   struct ProbeHelping;
-  using OutboundIt = std::map<NodeAddress, Outbound>::iterator;
-  using InboundIt = std::map<LinkId, Inbound>::iterator;
-  // For the lookup indexes below, which are never iterated, so their order
-  // reaches nothing; weft's own mixing, the same on every platform.
-  struct AddressHash {
-    std::size_t operator()(const NodeAddress& address) const;
-  };
-  struct LinkHash {
-    std::size_t operator()(LinkId link) const { return static_cast<std::size_t>(mix64(link.value)); }
-  };
+  // The link records and their table: kernel/links/link_table.hpp.
+  using Outbound = OutboundLink;
+  using Inbound = InboundLink;
+  using OutboundIt = LinkTable::OutboundIt;
+  using InboundIt = LinkTable::InboundIt;
 
-  // kernel.cpp: clock, links, frames, outputs
+  // kernel.cpp: clock, ticks, outputs, and what a peer's message means
   void advance(Instant now);
-  void close_inbound(LinkId link, CloseReason reason, wire::WireError error = wire::WireError::none);
-  void expire_handshakes();
-  void close_outbound(const NodeAddress& peer, CloseReason reason,
-                      wire::WireError error = wire::WireError::none);
-  void on_inbound_frame(LinkId id, Inbound& link, std::span<const std::uint8_t> payload);
-  void sweep();
   // The owned timers (timers_) with the derived ones read from their
   // structures (kernel/timers.hpp).
   TimerTable timers() const;
   Instant earliest_probe_deadline() const;
-  Instant earliest_dial() const;
-  void on_outbound_frame(Outbound& link, std::span<const std::uint8_t> payload);
   void on_message(const MemberId& peer, wire::Message&& message);
+  void mark(Mark m);
+
+  // kernel_links.cpp: dialing, handshakes, reading frames off links,
+  // closing them and lending their bytes. The records, their states and
+  // their bookkeeping are in kernel/links/.
+  Outbound& outbound(const NodeAddress& peer);
+  template <class Message>
+  void send_control(const NodeAddress& peer, const Message& message);
+  void connect_due(Instant now);
+  void redial_now(const NodeAddress& peer);
+  void close_outbound(const NodeAddress& peer, CloseReason reason,
+                      wire::WireError error = wire::WireError::none);
+  void close_inbound(LinkId link, CloseReason reason, wire::WireError error = wire::WireError::none);
+  void count_close(CloseReason reason, wire::WireError error);
+  void expire_handshakes();
+  void inbound_down(InboundIt it, LinkDownCause cause);
+  void outbound_down(OutboundIt it, LinkDownCause cause);
+  void suspect_refused(const NodeAddress& peer);
+  void read_inbound(InboundIt it, std::span<const std::uint8_t> bytes);
+  void read_outbound(OutboundIt it, std::span<const std::uint8_t> bytes);
+  void on_inbound_frame(InboundIt it, std::span<const std::uint8_t> payload);
+  void on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payload);
   wire::Hello make_hello(std::array<std::uint8_t, wire::kNonceBytes> nonce) const;
   std::array<std::uint8_t, wire::kNonceBytes> fresh_nonce();
-  void on_hello(LinkId link, Inbound& in, const wire::Hello& hello);
-  void on_hello_proof(LinkId link, Inbound& in, const wire::HelloProof& proof);
-  void accept_peer(LinkId link, Inbound& in, const MemberId& peer);
+  void on_hello(InboundIt it, const wire::Hello& hello);
+  void on_hello_proof(InboundIt it, const wire::HelloProof& proof);
+  void accept_peer(InboundIt it, const MemberId& peer);
   bool proof_holds(std::span<const std::uint8_t> proof, HandshakeRole prover, const HelloSide& dialer,
                    const HelloSide& acceptor) const;
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
-  Outbound& outbound(const NodeAddress& peer);
-  OutboundIt find_outbound(const NodeAddress& peer);
-  InboundIt find_inbound(LinkId link);
-  void connect_due(Instant now);
-  void redial_now(const NodeAddress& peer);
-  void queue_transmit(OutboundIt it);
-  void queue_transmit(InboundIt it);
-  void queue_dial(OutboundIt it);
-  void take_user_write(Outbound& out);
-  template <class Message>
-  void send_control(const NodeAddress& peer, const Message& message);
-  void mark(Mark m);
 
   // kernel_membership.cpp: join, gossip, leader actions, downing, rejoin
   void start_membership();
@@ -331,48 +327,10 @@ class Kernel {
   std::map<std::uint64_t, ProbeAsked> probes_asked_;      // this node suspects
   std::map<std::uint64_t, ProbeHelping> probes_helping_;  // this node helps
 
-  // Links.
-  // Map entries handed out in key order, each at most once (a flag in the
-  // record says it is queued); sorted lazily, so pushing allocates nothing
-  // once the vector has grown. An entry is dropped before its record is
-  // erased.
-  template <class Iterator>
-  struct KeyQueue {
-    std::vector<Iterator> items;  // those before `head` are handed out
-    std::size_t head = 0;
-    bool sorted = true;           // items from head on are in key order
-  };
-  std::uint64_t next_link_id_ = 1;
+  // Links: the records, their indexes and queues (kernel/links/link_table.hpp).
+  LinkTable links_;
   std::uint64_t nonces_made_ = 0;                // authenticated nonces: the MAC's counter
-  // The link records, in the order every walk of them takes (address, link
-  // id); and hash indexes over them, because at a thousand peers the
-  // per-frame lookups were a third of a simulated run, most of it comparing
-  // host strings down the trees. A record and its index entries come and go
-  // together (outbound(), connect_due(), close_outbound(), sweep()).
-  std::map<NodeAddress, Outbound> outbound_;
-  std::unordered_map<NodeAddress, OutboundIt, AddressHash> outbound_index_;
-  std::unordered_map<LinkId, OutboundIt, LinkHash> outbound_by_link_;
-  std::map<LinkId, Inbound> inbound_;
-  std::unordered_map<LinkId, InboundIt, LinkHash> inbound_index_;
-  // Records closed during the current input, erased by sweep(): the walk
-  // of every record it replaced cost O(links) per closed link.
-  std::vector<NodeAddress> retired_out_;
-  std::vector<LinkId> closed_in_;
-  // Accepted links still waiting for their hello, by deadline.
-  std::set<std::pair<Instant, LinkId>> awaiting_hello_;
-  // Supersets of the links poll_transmit() could lend now: a link is queued
-  // when something may have made it ready (bytes queued, link up, write
-  // done) and leaves when looked at. poll_transmit() lends the least ready
-  // outbound address first, then the least ready inbound link id, exactly
-  // as a walk of outbound_ and inbound_ would.
-  KeyQueue<OutboundIt> transmit_out_;
-  KeyQueue<InboundIt> transmit_in_;
-  // A superset of the outbound records with no link that are not retired
-  // (waiting to dial), in no order; Outbound::dial_queued marks members.
-  std::vector<OutboundIt> dial_waiting_;
-  std::vector<OutboundIt> dial_due_;             // connect_due's scratch
   std::deque<LinkCommand> commands_;
-  bool needs_sweep_ = false;                     // a link was closed during this input
 
   // Actors.
   std::vector<std::unique_ptr<Actor>> actors_;

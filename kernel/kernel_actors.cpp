@@ -126,12 +126,12 @@ SendResult Kernel::tell(Instant now, const ActorRef& target, std::uint32_t type_
   if (const std::uint32_t slot = spawned_slot(target); slot != ActorRef::kNoSlot) {
     // What send_user would do for this ref, less the envelope and the lookups.
     const SendResult result = deliver_to(slot, Delivery{DeliveryKind::tell, {}, 0, type_tag, body});
-    sweep();
+    links_.sweep();
     return result;
   }
   wire::Envelope envelope{wire::MessageKind::tell, wire::ActorRefView::of(target), {}, 0, type_tag, body};
   const SendResult result = send_user(envelope);
-  sweep();
+  links_.sweep();
   return result;
 }
 
@@ -142,7 +142,7 @@ AskId Kernel::ask(Instant now, const ActorRef& target, std::uint32_t type_tag,
   const wire::ActorRefView sender{wire::AddressView::of(self_.address), kExternalAsker};
   const AskId id = start_ask(Asker{}, sender, target, type_tag, body, timeout);
   WEFT_ASSERT(id != 0);  // 0 is no ask: completions are matched by id
-  sweep();
+  links_.sweep();
   return id;
 }
 

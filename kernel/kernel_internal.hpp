@@ -1,6 +1,7 @@
 // The kernel's private records, shared by the files that implement it
-// (kernel.cpp, kernel_membership.cpp, kernel_detection.cpp,
-// kernel_actors.cpp). Not part of the kernel's interface.
+// (kernel.cpp, kernel_links.cpp, kernel_membership.cpp, kernel_detection.cpp,
+// kernel_actors.cpp). Not part of the kernel's interface. The link records
+// are in kernel/links/link_table.hpp.
 #pragma once
 
 #include "kernel/kernel.hpp"
@@ -18,72 +19,9 @@ struct Kernel::Actor {
   bool scheduled = false;  // in the run queue
 };
 
-// This node's sending side towards one peer address: the link it dials and
-// the frames waiting for it. Frames queue here while the link connects or
-// redials, within the configured bounds.
-struct Kernel::Outbound {
-  explicit Outbound(std::uint32_t max_frame_bytes) : decoder(max_frame_bytes) {}
-
-  std::optional<LinkId> link;
-  bool connected = false;
-  std::optional<MemberId> peer;         // from the peer's hello (and, authenticated, its proof)
-  wire::FrameDecoder decoder;           // reads the peer's hello reply
-  // Authenticated links: our hello, lent alone until the peer has proven
-  // itself, then our proof, lent ahead of everything; and what the hello
-  // carried, for the proofs.
-  std::vector<std::uint8_t> handshake;
-  std::array<std::uint8_t, wire::kNonceBytes> nonce{};
-  std::uint64_t hello_incarnation = 0;
-  std::vector<std::uint8_t> control;    // whole frames, sent first
-  std::vector<std::uint8_t> user;       // whole frames; those before user_head are written
-  std::size_t user_head = 0;
-  std::uint64_t user_frames = 0;        // frames queued in `user`, for link_lost counts
-  std::vector<std::uint8_t> in_flight;  // lent by poll_transmit until handle_sent
-  bool writing = false;
-
-  std::size_t user_queued() const { return user.size() - user_head; }
-  // The link is gone (down or closed): a write in flight died with it, and
-  // the next link starts idle.
-  void drop_link() {
-    link.reset();
-    connected = false;
-    writing = false;
-    in_flight.clear();
-    handshake.clear();
-  }
-  Instant next_attempt;
-  Duration backoff;
-  bool retired = false;                 // closed; erased after the current input
-  bool transmit_queued = false;         // in Kernel::transmit_out_
-  bool dial_queued = false;             // in Kernel::dial_waiting_
-};
-
-// A link a peer dialed: this node reads from it and answers only its hello.
-struct Kernel::Inbound {
-  explicit Inbound(std::uint32_t max_frame_bytes) : decoder(max_frame_bytes) {}
-
-  wire::FrameDecoder decoder;
-  std::optional<MemberId> peer;         // set by the peer's hello (authenticated: by its proof)
-  Instant hello_due;                    // closed if no hello (or proof) by then
-  // Authenticated links, between the dialer's hello and its proof: who it
-  // claims to be, and the nonces and incarnation the proofs cover.
-  std::optional<MemberId> claimed;
-  std::array<std::uint8_t, wire::kNonceBytes> dialer_nonce{};
-  std::array<std::uint8_t, wire::kNonceBytes> our_nonce{};
-  std::uint64_t our_incarnation = 0;
-  std::vector<std::uint8_t> control;    // our hello reply
-  std::vector<std::uint8_t> in_flight;  // lent by poll_transmit until handle_sent
-  bool writing = false;
-  bool closed = false;                  // erased after the current input
-  bool transmit_queued = false;         // in Kernel::transmit_in_
-  // Per-frame lookups, cached while Kernel::liveness_generation_ holds.
-  std::uint64_t cache_generation = 0;
-  Instant* heard = nullptr;            // this peer's Kernel::last_heard_ entry
-  Monitor* monitor = nullptr;
-};
-
-// One subject this node observes.
-struct Kernel::Monitor {
+// One subject this node observes. (At namespace scope, not in Kernel: an
+// inbound link record, link_table.hpp, caches a pointer to its peer's.)
+struct Monitor {
   Monitor(const PhiParameters& parameters, Duration window) : detector(parameters), throttle(window) {}
 
   PhiDetector detector;

@@ -314,10 +314,10 @@ void Kernel::check_self_status() {
 
 void Kernel::shut_down(bool downed) {
   shut_down_ = true;
-  for (const auto& [address, out] : outbound_) {
-    if (!out.retired) close_outbound(address, CloseReason::shutting_down);
+  for (const auto& [address, out] : links_.outbound()) {
+    if (!out.retired()) close_outbound(address, CloseReason::shutting_down);
   }
-  for (const auto& [link, in] : inbound_) close_inbound(link, CloseReason::shutting_down);
+  for (const auto& [link, in] : links_.inbound()) close_inbound(link, CloseReason::shutting_down);
   events_.push_back(ShutdownEvent{downed});
 }
 
@@ -325,10 +325,10 @@ void Kernel::rejoin() {
   mark(Mark::rejoined_after_down);
   const Member* me = members_.find(self_.address);
   self_.incarnation = Incarnation{std::max(me->incarnation().value, self_.incarnation.value) + 1};
-  for (const auto& [address, out] : outbound_) {
-    if (!out.retired) close_outbound(address, CloseReason::rejoining);
+  for (const auto& [address, out] : links_.outbound()) {
+    if (!out.retired()) close_outbound(address, CloseReason::rejoining);
   }
-  for (const auto& [link, in] : inbound_) close_inbound(link, CloseReason::rejoining);
+  for (const auto& [link, in] : links_.inbound()) close_inbound(link, CloseReason::rejoining);
   monitors_.clear();
   ++liveness_generation_;
   probes_asked_.clear();
@@ -346,7 +346,7 @@ void Kernel::leave(Instant now) {
   if (shut_down_ || leaving_) return;
   leaving_ = true;
   if (self_status() < MemberStatus::leaving) apply_status(self_.address, MemberStatus::leaving);
-  sweep();
+  links_.sweep();
 }
 
 void Kernel::prune_gone() {
@@ -501,13 +501,13 @@ void Kernel::close_idle_links(bool joining) {
   // are closed once drained: nothing more will be sent there. (A member
   // that goes down has its link closed at once, by emit_member_changes;
   // this collects the rest: seeds, heal probes, replies to strangers.)
-  // outbound_ and the member table are both in address order, so one walk
+  // The outbound links and the member table are both in address order, so one walk
   // pairs them. With many links, kLinkSweepPerRound of them are looked at
   // per round, from where the last round stopped, so a node linked to a
   // thousand peers does not walk them all five times a second.
   const std::span<const Member> members = members_.members();
   const auto close_if_idle = [&](const NodeAddress& address, const Outbound& out, bool live) {
-    if (out.retired || out.writing || live || !out.control.empty() || out.user_queued() > 0) return;
+    if (out.retired() || out.writing || live || !out.control.empty() || out.user_queued() > 0) return;
     const bool joining_seed = joining && std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), address);
     if (!joining_seed) close_outbound(address, CloseReason::peer_gone);
   };
@@ -515,17 +515,18 @@ void Kernel::close_idle_links(bool joining) {
     while (member != members.end() && member->address() < address) ++member;
     return member != members.end() && member->address() == address && is_live_status(member->status);
   };
-  if (outbound_.size() <= kLinkSweepPerRound) {
+  const LinkTable::Outbounds& outbound_links = links_.outbound();
+  if (outbound_links.size() <= kLinkSweepPerRound) {
     auto member = members.begin();
-    for (const auto& [address, out] : outbound_) close_if_idle(address, out, is_live_at(member, address));
+    for (const auto& [address, out] : outbound_links) close_if_idle(address, out, is_live_at(member, address));
     return;
   }
-  auto it = outbound_.upper_bound(link_sweep_cursor_);
-  auto member = std::lower_bound(members.begin(), members.end(), it == outbound_.end() ? NodeAddress{} : it->first,
+  auto it = outbound_links.upper_bound(link_sweep_cursor_);
+  auto member = std::lower_bound(members.begin(), members.end(), it == outbound_links.end() ? NodeAddress{} : it->first,
                                  [](const Member& m, const NodeAddress& a) { return m.address() < a; });
   for (std::size_t n = 0; n < kLinkSweepPerRound; ++n) {
-    if (it == outbound_.end()) {
-      it = outbound_.begin();
+    if (it == outbound_links.end()) {
+      it = outbound_links.begin();
       member = members.begin();
     }
     close_if_idle(it->first, it->second, is_live_at(member, it->first));

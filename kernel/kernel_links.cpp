@@ -1,0 +1,477 @@
+// The Kernel's side of the links: dialing and redialing, the handshake on
+// each side (hello, and with a secret the proofs), reading frames off a
+// link, closing links, and lending queued bytes to the driver. The records
+// this works on, their states and the legal moves between them are in
+// kernel/links/ (link_state.hpp draws the diagrams); here is the protocol
+// that decides when to move them.
+#include <algorithm>
+
+#include "kernel/kernel.hpp"
+#include "kernel/kernel_internal.hpp"
+
+namespace weft {
+
+namespace {
+
+// A handshake frame is a few hundred bytes at most (a 64-byte cluster name,
+// a 253-byte host), far below the smallest max_frame_bytes (4 KiB).
+template <class Message>
+void append_handshake_frame(std::vector<std::uint8_t>& out, const Message& message) {
+  const wire::WireError error = wire::append_frame(out, message);
+  WEFT_ASSERT(error == wire::WireError::none);
+}
+
+}  // namespace
+
+// Every path that queues bytes for a peer comes through here: a record
+// that is missing (or retired, not yet swept) is made idle, to dial.
+Kernel::Outbound& Kernel::outbound(const NodeAddress& peer) {
+  WEFT_ASSERT(peer != self_.address);
+  auto it = links_.find_outbound(peer);
+  if (!links_.found(it)) {
+    it = links_.add_outbound(peer, config_.max_frame_bytes, now_, config_.reconnect_backoff_min);
+  } else if (it->second.retired()) {
+    links_.revive(it, now_ + it->second.backoff);
+  }
+  links_.queue_transmit(it);
+  WEFT_ASSERT(!it->second.retired() && it->second.transmit_queued);
+  return it->second;
+}
+
+void Kernel::connect_due(Instant now) {
+  for (const OutboundIt it : links_.take_due_dials(now)) {
+    const LinkId id = links_.dial(it);
+    WEFT_ASSERT(links_.outbound_of(id) == it && it->second.state() == OutboundState::dialing);
+    commands_.push_back(ConnectCommand{id, it->first});
+  }
+  WEFT_ASSERT(links_.earliest_dial() > now);  // every idle record due by now was dialed
+}
+
+// A peer just dialed us, so it is listening: our link to it need not wait
+// out a backoff grown while it was down (or cut off). Reset the backoff and
+// redial at the next tick if we were waiting to.
+void Kernel::redial_now(const NodeAddress& peer) {
+  const auto it = links_.find_outbound(peer);
+  if (!links_.found(it) || it->second.retired()) return;
+  Outbound& out = it->second;
+  out.backoff = config_.reconnect_backoff_min;
+  if (out.state() == OutboundState::idle && out.next_attempt > now_) {
+    out.next_attempt = now_;
+    links_.queue_dial(it);
+  }
+  WEFT_ASSERT(out.state() != OutboundState::idle || out.dial_queued);  // the dial timer sees it
+}
+
+wire::Hello Kernel::make_hello(std::array<std::uint8_t, wire::kNonceBytes> nonce) const {
+  wire::Hello hello;
+  hello.protocol_version = wire::kProtocolVersion;
+  hello.cluster_name = config_.cluster_name;
+  hello.address = wire::AddressView::of(self_.address);
+  hello.incarnation = self_.incarnation.value;
+  hello.nonce = nonce;
+  return hello;
+}
+
+std::array<std::uint8_t, wire::kNonceBytes> Kernel::fresh_nonce() {
+  std::array<std::uint8_t, wire::kNonceBytes> nonce{};
+  for (auto& b : nonce) b = static_cast<std::uint8_t>(prng_.next_u64());
+  if (!config_.auth.enabled()) return nonce;
+  return whiten_nonce(config_.auth, nonce, ++nonces_made_);
+}
+
+bool Kernel::proof_holds(std::span<const std::uint8_t> proof, HandshakeRole prover, const HelloSide& dialer,
+                         const HelloSide& acceptor) const {
+  if (config_.mutations.proof_check_off) return true;
+  return verify_handshake(config_.auth, proof, prover, config_.cluster_name, dialer, acceptor);
+}
+
+std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
+  if (hello.protocol_version != wire::kProtocolVersion) return CloseReason::wrong_version;
+  if (hello.cluster_name != config_.cluster_name && !config_.mutations.cluster_check_off) {
+    return CloseReason::wrong_cluster;
+  }
+  if (hello.address.host == self_.address.host && hello.address.port == self_.address.port) {
+    return CloseReason::self_connection;
+  }
+  if (const Member* known = members_.find(hello.address.to_owned())) {
+    if (hello.incarnation < known->incarnation().value) return CloseReason::stale_incarnation;
+    if (hello.incarnation - known->incarnation().value > config_.max_incarnation_jump &&
+        !config_.mutations.ingest_guard_off) {
+      return CloseReason::implausible_incarnation;
+    }
+  }
+  return std::nullopt;
+}
+
+// Closing a record already retired (closed twice before the sweep, say as
+// an idle link and then as a member gone) only counts the close again: it
+// has no link, nothing queued and no state left to leave.
+void Kernel::close_outbound(const NodeAddress& peer, CloseReason reason, wire::WireError error) {
+  const auto it = links_.find_outbound(peer);
+  if (!links_.found(it)) return;
+  Outbound& out = it->second;
+  if (out.link) commands_.push_back(CloseCommand{*out.link, reason, error});
+  count_close(reason, error);
+  counters_.dead_letters[static_cast<std::size_t>(DeadLetterReason::link_lost)] += out.user_frames;
+  if (!out.retired()) links_.retire(it);
+  WEFT_ASSERT(out.retired() && out.user_frames == 0);
+}
+
+void Kernel::close_inbound(LinkId link, CloseReason reason, wire::WireError error) {
+  const auto it = links_.find_inbound(link);
+  if (!links_.found(it) || it->second.closed()) return;
+  links_.close(it);
+  commands_.push_back(CloseCommand{link, reason, error});
+  count_close(reason, error);
+  WEFT_ASSERT(it->second.closed());
+}
+
+void Kernel::count_close(CloseReason reason, wire::WireError error) {
+  WEFT_ASSERT(static_cast<std::size_t>(reason) < kAllCloseReasons.size());
+  WEFT_ASSERT((error != wire::WireError::none) == (reason == CloseReason::wire_error));
+  ++counters_.links_closed[static_cast<std::size_t>(reason)];
+  if (error != wire::WireError::none) ++counters_.wire_errors[static_cast<std::size_t>(error)];
+}
+
+LinkId Kernel::handle_link_accepted(Instant now) {
+  advance(now);
+  const LinkId id = links_.accept(config_.max_frame_bytes, now_ + config_.handshake_timeout);
+  WEFT_ASSERT(links_.next_handshake_deadline() <= now_ + config_.handshake_timeout);
+  return id;
+}
+
+void Kernel::handle_link_up(Instant now, LinkId link) {
+  advance(now);
+  const OutboundIt it = links_.outbound_of(link);
+  if (!links_.found(it)) return;  // closed meanwhile
+  Outbound& out = it->second;
+  links_.link_up(it);
+  out.decoder = wire::FrameDecoder(config_.max_frame_bytes);
+  WEFT_ASSERT(!out.peer.has_value() && out.handshake.empty());
+  out.nonce = fresh_nonce();
+  out.hello_incarnation = self_.incarnation.value;
+  ++counters_.frames_out;
+  if (config_.auth.enabled()) {
+    // Nothing but the hello until the acceptor has proven itself.
+    append_handshake_frame(out.handshake, make_hello(out.nonce));
+    WEFT_ASSERT(out.state() == OutboundState::handshaking && out.transmit_queued);
+    return;
+  }
+  std::vector<std::uint8_t> hello;
+  append_handshake_frame(hello, make_hello(out.nonce));
+  out.control.insert(out.control.begin(), hello.begin(), hello.end());
+  WEFT_ASSERT(out.state() == OutboundState::handshaking && out.transmit_queued);
+}
+
+void Kernel::handle_link_down(Instant now, LinkId link, LinkDownCause cause) {
+  advance(now);
+  if (const InboundIt in = links_.find_inbound(link); links_.found(in)) {
+    inbound_down(in, cause);
+  } else if (const OutboundIt out = links_.outbound_of(link); links_.found(out)) {
+    outbound_down(out, cause);
+  }
+}
+
+void Kernel::inbound_down(InboundIt it, LinkDownCause cause) {
+  const Inbound& in = it->second;
+  if (in.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
+  // A peer's closed link voids what we last heard from it: a helper asked
+  // to vouch for it must probe, not quote stale evidence.
+  if (in.peer && cause == LinkDownCause::closed_by_peer) {
+    last_heard_.erase(in.peer->address);
+    ++liveness_generation_;
+  }
+  // The dialer left after our proof and before its own (or we closed the
+  // link while its proof was due).
+  if (in.claimed && !in.peer) ++counters_.handshakes_abandoned;
+  const std::size_t links_before = links_.inbound().size();
+  links_.erase_inbound(it);
+  WEFT_ASSERT(links_.inbound().size() + 1 == links_before);
+}
+
+void Kernel::outbound_down(OutboundIt it, LinkDownCause cause) {
+  const NodeAddress& peer = it->first;  // the record stays (idle) until a sweep
+  Outbound& out = it->second;
+  if (out.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
+  links_.lose_link(it);
+  // Capped exponential backoff with up to 25 % jitter, so a healed
+  // partition is not redialled by everyone in the same instant.
+  const Duration jitter = Duration::nanoseconds(static_cast<std::int64_t>(
+      prng_.below(static_cast<std::uint64_t>(out.backoff.ns() / 4 + 1))));
+  out.next_attempt = now_ + out.backoff + jitter;
+  out.backoff = std::min(out.backoff * 2, config_.reconnect_backoff_max);
+  WEFT_ASSERT(out.state() == OutboundState::idle && out.next_attempt > now_);
+  if (cause == LinkDownCause::refused) suspect_refused(peer);
+}
+
+// A refused redial is stronger evidence than silence: a dead process's
+// sockets are closed by its OS at once and nothing listens any more. Probe
+// without waiting for phi (a paused process keeps its sockets open and
+// accepts, so it is not affected).
+void Kernel::suspect_refused(const NodeAddress& peer) {
+  last_heard_.erase(peer);
+  ++liveness_generation_;
+  for (auto& [subject, monitor] : monitors_) {
+    if (subject.address == peer && !monitor.marked_unreachable) {
+      mark(Mark::early_crash_suspicion);
+      start_probe(subject);
+    }
+  }
+}
+
+void Kernel::handle_bytes(Instant now, LinkId link, std::span<const std::uint8_t> bytes) {
+  advance(now);
+  counters_.bytes_in += bytes.size();
+  if (const InboundIt in = links_.find_inbound(link); links_.found(in)) {
+    read_inbound(in, bytes);
+  } else if (const OutboundIt out = links_.outbound_of(link); links_.found(out)) {
+    read_outbound(out, bytes);
+  } else {
+    return;  // closed meanwhile; nothing to sweep for it
+  }
+  links_.sweep();
+}
+
+void Kernel::read_inbound(InboundIt it, std::span<const std::uint8_t> bytes) {
+  const LinkId link = it->first;
+  Inbound& in = it->second;
+  // The record stays put while its decoder runs: only a sweep erases.
+  const wire::WireError error = in.decoder.feed(bytes, [&](wire::Bytes payload) {
+    if (!in.closed()) on_inbound_frame(it, payload);
+  });
+  if (error != wire::WireError::none) close_inbound(link, CloseReason::wire_error, error);
+  WEFT_ASSERT(error == wire::WireError::none || in.closed());
+}
+
+void Kernel::read_outbound(OutboundIt it, std::span<const std::uint8_t> bytes) {
+  // The acceptor writes only after reading our hello, so bytes come only
+  // after handle_link_up.
+  WEFT_ASSERT(it->second.connected());
+  const LinkId link = *it->second.link;
+  // A frame may close the link: the frames behind it are not read.
+  const wire::WireError error = it->second.decoder.feed(bytes, [&](wire::Bytes payload) {
+    if (const OutboundIt still = links_.outbound_of(link); links_.found(still)) on_outbound_frame(still, payload);
+  });
+  if (error != wire::WireError::none && links_.found(links_.outbound_of(link))) {
+    close_outbound(it->first, CloseReason::wire_error, error);
+  }
+  WEFT_ASSERT(error == wire::WireError::none || !links_.found(links_.outbound_of(link)));
+}
+
+void Kernel::on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payload) {
+  const NodeAddress& peer = it->first;
+  Outbound& out = it->second;
+  WEFT_ASSERT(out.connected());
+  ++counters_.frames_in;
+  wire::Decoded<wire::Hello> hello = wire::decode_hello(payload);
+  if (!hello.ok() || out.state() == OutboundState::established) {
+    // The only frame a peer sends on a link we dialed is its hello reply.
+    close_outbound(peer, hello.ok() ? CloseReason::unexpected_frame : CloseReason::wire_error,
+                   hello.error);
+    return;
+  }
+  if (const auto refused = check_hello(hello.value)) {
+    close_outbound(peer, *refused);
+    return;
+  }
+  // We dialed a member's address and someone else answered: a stale DNS
+  // entry, a reused port, or a relay. Its hello (and proof) name another
+  // node, so nothing on this link may count for the member we meant.
+  if (hello.value.address.to_owned() != peer && members_.find(peer) != nullptr) {
+    close_outbound(peer, CloseReason::wrong_peer);
+    return;
+  }
+  if (config_.auth.enabled()) {
+    const HelloSide dialer{self_.address.host, self_.address.port, out.hello_incarnation, out.nonce};
+    const HelloSide acceptor = HelloSide::of(hello.value);
+    if (!proof_holds(hello.value.proof, HandshakeRole::acceptor, dialer, acceptor)) {
+      close_outbound(peer, CloseReason::bad_proof);
+      return;
+    }
+    const Proof proof = sign_handshake(config_.auth, HandshakeRole::dialer, config_.cluster_name, dialer, acceptor);
+    // The handshake buffer, not the control queue: it is lent ahead of
+    // everything (a mutation that puts control behind user frames must not
+    // put user frames ahead of the proof) and starts empty on every link.
+    append_handshake_frame(out.handshake, wire::HelloProof{proof});
+    ++counters_.frames_out;
+    links_.queue_transmit(it);
+  }
+  links_.establish(it, MemberId{hello.value.address.to_owned(), Incarnation{hello.value.incarnation}});
+  out.backoff = config_.reconnect_backoff_min;
+  WEFT_ASSERT(out.state() == OutboundState::established && (!config_.auth.enabled() || !out.handshake.empty()));
+  observe(*out.peer);
+}
+
+// The dialer's hello. Unauthenticated, it names the peer at once; with a
+// secret, the reply carries our proof and the peer is named by its own.
+void Kernel::on_hello(InboundIt it, const wire::Hello& hello) {
+  const LinkId link = it->first;
+  Inbound& in = it->second;
+  WEFT_ASSERT(!in.closed());  // read_inbound reads nothing more from a closed link
+  if (in.state() != InboundState::awaiting_hello) {
+    close_inbound(link, CloseReason::unexpected_frame);
+    return;
+  }
+  if (const auto refused = check_hello(hello)) {
+    close_inbound(link, *refused);
+    return;
+  }
+  const MemberId sender{hello.address.to_owned(), Incarnation{hello.incarnation}};
+  wire::Hello reply = make_hello(fresh_nonce());
+  if (config_.auth.enabled()) {
+    links_.claim(it, sender);
+    in.dialer_nonce = hello.nonce;
+    in.our_nonce = reply.nonce;
+    in.our_incarnation = reply.incarnation;
+    reply.proof = sign_handshake(config_.auth, HandshakeRole::acceptor, config_.cluster_name, HelloSide::of(hello),
+                                 HelloSide::of(reply));
+  }
+  append_handshake_frame(in.control, reply);
+  links_.queue_transmit(it);
+  ++counters_.frames_out;
+  WEFT_ASSERT(!in.control.empty() && in.transmit_queued);  // our reply goes out either way
+  if (in.state() == InboundState::awaiting_proof) return;  // the proof must still come by hello_due
+  accept_peer(it, sender);
+}
+
+void Kernel::on_hello_proof(InboundIt it, const wire::HelloProof& proof) {
+  const LinkId link = it->first;
+  const Inbound& in = it->second;
+  WEFT_ASSERT(!in.closed());  // read_inbound reads nothing more from a closed link
+  if (in.state() != InboundState::awaiting_proof) {
+    close_inbound(link, CloseReason::unexpected_frame);
+    return;
+  }
+  const MemberId& claimed = *in.claimed;
+  const HelloSide dialer{claimed.address.host, claimed.address.port, claimed.incarnation.value, in.dialer_nonce};
+  const HelloSide acceptor{self_.address.host, self_.address.port, in.our_incarnation, in.our_nonce};
+  if (!proof_holds(proof.proof, HandshakeRole::dialer, dialer, acceptor)) {
+    close_inbound(link, CloseReason::bad_proof);
+    return;
+  }
+  // The hello was checked up to handshake_timeout ago; the member may have
+  // taken a newer incarnation (or been downed as this one) meanwhile.
+  wire::Hello again;
+  again.cluster_name = config_.cluster_name;
+  again.address = wire::AddressView::of(claimed.address);
+  again.incarnation = claimed.incarnation.value;
+  if (const auto refused = check_hello(again)) {
+    close_inbound(link, *refused);
+    return;
+  }
+  accept_peer(it, claimed);
+}
+
+void Kernel::accept_peer(InboundIt it, const MemberId& peer) {
+  links_.establish(it, peer);
+  const MemberId& accepted = *it->second.peer;
+  WEFT_ASSERT(accepted == peer && accepted.address != self_.address);
+  redial_now(accepted.address);
+  observe(accepted);
+}
+
+void Kernel::on_inbound_frame(InboundIt it, std::span<const std::uint8_t> payload) {
+  const LinkId link = it->first;
+  Inbound& in = it->second;
+  WEFT_ASSERT(!in.closed());
+  ++counters_.frames_in;
+  wire::Decoded<wire::Message> decoded = wire::decode_message(payload);
+  if (!decoded.ok()) {
+    close_inbound(link, CloseReason::wire_error, decoded.error);
+    return;
+  }
+  if (const auto* hello = std::get_if<wire::Hello>(&decoded.value)) {
+    on_hello(it, *hello);
+    return;
+  }
+  if (const auto* proof = std::get_if<wire::HelloProof>(&decoded.value)) {
+    on_hello_proof(it, *proof);
+    return;
+  }
+  if (in.state() != InboundState::established) {
+    const bool proof_due = in.state() == InboundState::awaiting_proof;
+    close_inbound(link, proof_due ? CloseReason::unauthenticated : CloseReason::handshake_required);
+    return;
+  }
+  // A user frame is evidence of life as much as a heartbeat (F2: a flood
+  // must never look like silence); the mutation reads life from control
+  // frames alone, as Akka reads it from heartbeat replies.
+  if (!config_.mutations.liveness_behind_user || !std::holds_alternative<wire::Envelope>(decoded.value)) {
+    observe_inbound(in);
+  }
+  const MemberId& peer = *in.peer;
+  on_message(peer, std::move(decoded.value));
+}
+
+void Kernel::expire_handshakes() {
+  while (const std::optional<LinkId> link = links_.pop_overdue_handshake(now_)) {
+    close_inbound(*link, CloseReason::handshake_timeout);
+    WEFT_ASSERT(links_.find_inbound(*link)->second.closed());
+  }
+  WEFT_ASSERT(links_.next_handshake_deadline() > now_);
+}
+
+std::optional<Transmit> Kernel::poll_transmit() {
+  const auto lend = [&](std::vector<std::uint8_t>& in_flight, LinkId link, bool& writing) {
+    WEFT_ASSERT(!writing && !in_flight.empty());
+    writing = true;
+    counters_.bytes_out += in_flight.size();
+    return Transmit{link, in_flight};
+  };
+  OutboundIt next_out;
+  while (links_.next_transmit(next_out)) {
+    Outbound& out = next_out->second;
+    if (!out.connected() || out.writing) continue;
+    if (!out.handshake.empty()) {
+      out.in_flight.clear();
+      out.in_flight.swap(out.handshake);
+      return lend(out.in_flight, *out.link, out.writing);
+    }
+    // Authenticated: nothing behind the hello until the acceptor's proof.
+    if (config_.auth.enabled() && out.state() != OutboundState::established) continue;
+    // Membership and detection traffic never waits behind user messages
+    // (docs/messaging.md); the two mutations put it behind them, to show F2
+    // and F4 fail.
+    const bool user_first =
+        (config_.mutations.control_behind_user || config_.mutations.liveness_behind_user) && out.user_queued() > 0;
+    if (!out.control.empty() && !user_first) {
+      out.in_flight.clear();
+      out.in_flight.swap(out.control);
+      return lend(out.in_flight, *out.link, out.writing);
+    }
+    if (out.user_queued() > 0) {
+      out.take_user_write(config_.max_write_bytes);
+      return lend(out.in_flight, *out.link, out.writing);
+    }
+  }
+  InboundIt next_in;
+  while (links_.next_transmit(next_in)) {
+    Inbound& in = next_in->second;
+    if (in.closed() || in.writing || in.control.empty()) continue;
+    in.in_flight.clear();
+    in.in_flight.swap(in.control);
+    return lend(in.in_flight, next_in->first, in.writing);
+  }
+  return std::nullopt;
+}
+
+void Kernel::handle_sent(Instant now, LinkId link) {
+  advance(now);
+  // An outbound link closed or lost meanwhile, or an inbound one gone
+  // down, is found nowhere. A call with no write in flight changes nothing
+  // but a look at the link (test harnesses make such calls).
+  if (const OutboundIt out = links_.outbound_of(link); links_.found(out)) {
+    out->second.writing = false;
+    links_.queue_transmit(out);
+  } else if (const InboundIt in = links_.find_inbound(link); links_.found(in)) {
+    in->second.writing = false;
+    links_.queue_transmit(in);
+  }
+}
+
+std::size_t Kernel::outbound_bytes_queued(const NodeAddress& peer) const {
+  const Outbound* out = links_.find_outbound(peer);
+  return out == nullptr ? 0 : out->control.size() + out->user_queued();
+}
+
+}  // namespace weft
