@@ -51,6 +51,7 @@
 #include "kernel/authentication.hpp"
 #include "kernel/config.hpp"
 #include "kernel/detection/liveness_throttle.hpp"
+#include "kernel/detection/monitoring_ring.hpp"
 #include "kernel/detection/phi_detector.hpp"
 #include "kernel/events.hpp"
 #include "kernel/links/link_table.hpp"
@@ -247,8 +248,6 @@ class Kernel {
 
   // kernel_detection.cpp: monitoring ring, heartbeats, probes
   void refresh_monitors();
-  std::vector<MemberId> monitors_of(const MemberId& subject) const;
-  void update_ring();
   void heartbeat_round();
   void observe(const MemberId& peer);
   void observe_inbound(Inbound& link);
@@ -314,10 +313,7 @@ class Kernel {
 
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes
-  // The monitoring ring as last built: live members by ring key, and the
-  // same members in address order (to tell cheaply whether it is current).
-  std::vector<std::pair<std::uint64_t, MemberId>> ring_;
-  std::vector<MemberId> ring_ids_;
+  MonitoringRing ring_;                          // as of the last refresh_monitors()
   // Any frame, any peer. Never iterated; its elements stay put when it
   // rehashes, so an Inbound may keep a pointer to its peer's entry.
   std::unordered_map<NodeAddress, Instant, AddressHash> last_heard_;

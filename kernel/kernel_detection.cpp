@@ -1,21 +1,13 @@
-// Failure detection: the monitoring ring, heartbeats, liveness observations
-// through the throttle, phi checks, indirect probes, and forgiving this
-// node's own pauses.
+// Failure detection: monitoring this node's ring successors
+// (detection/monitoring_ring.hpp), heartbeats, liveness observations through
+// the throttle, phi checks, indirect probes, and forgiving this node's own
+// pauses.
 #include <algorithm>
 
 #include "kernel/kernel.hpp"
 #include "kernel/kernel_internal.hpp"
 
 namespace weft {
-namespace {
-
-// Position on the monitoring ring: a fingerprint of the address, so
-// neighbours are spread independently of how addresses sort (racks, hosts).
-std::uint64_t ring_key(const NodeAddress& address) {
-  return fingerprint_u64(fingerprint_bytes(7, address.host.data(), address.host.size()), address.port);
-}
-
-}  // namespace
 
 std::vector<MemberId> Kernel::monitored_subjects() const {
   std::vector<MemberId> subjects;
@@ -33,78 +25,10 @@ const PhiDetector* Kernel::detector(const MemberId& subject) const {
   return it == monitors_.end() ? nullptr : &it->second.detector;
 }
 
-void Kernel::update_ring() {
-  // Most state changes leave the live members as they were: one walk tells.
-  const std::span<const Member> members = members_.members();
-  bool same = true;
-  std::size_t live = 0;
-  for (const Member& m : members) {
-    if (!is_live_status(m.status)) continue;
-    if (live >= ring_ids_.size() || ring_ids_[live] != m.id) {
-      same = false;
-      break;
-    }
-    ++live;
-  }
-  if (same && live == ring_ids_.size()) return;
-  // Otherwise only the difference is hashed and sorted, then merged in. One
-  // walk of the live members against ring_ids_ (both in address order)
-  // finds who left and who came.
-  std::vector<MemberId> gone;
-  std::vector<std::pair<std::uint64_t, MemberId>> added;
-  auto old = ring_ids_.begin();
-  for (const Member& m : members) {
-    if (!is_live_status(m.status)) continue;
-    while (old != ring_ids_.end() && *old < m.id) gone.push_back(*old++);
-    if (old != ring_ids_.end() && *old == m.id) {
-      ++old;
-    } else {
-      added.emplace_back(ring_key(m.address()), m.id);
-    }
-  }
-  gone.insert(gone.end(), old, ring_ids_.end());
-  if (!gone.empty()) {
-    std::erase_if(ring_, [&](const std::pair<std::uint64_t, MemberId>& entry) {
-      return std::binary_search(gone.begin(), gone.end(), entry.second);
-    });
-    std::erase_if(ring_ids_, [&](const MemberId& id) { return std::binary_search(gone.begin(), gone.end(), id); });
-  }
-  if (!added.empty()) {
-    std::vector<MemberId> fresh;
-    fresh.reserve(added.size());
-    for (const auto& entry : added) fresh.push_back(entry.second);  // address order
-    std::vector<MemberId> ids;
-    ids.reserve(ring_ids_.size() + fresh.size());
-    std::merge(std::make_move_iterator(ring_ids_.begin()), std::make_move_iterator(ring_ids_.end()),
-               std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()),
-               std::back_inserter(ids));
-    ring_ids_.swap(ids);
-    std::sort(added.begin(), added.end());
-    std::vector<std::pair<std::uint64_t, MemberId>> merged;
-    merged.reserve(ring_.size() + added.size());
-    std::merge(std::make_move_iterator(ring_.begin()), std::make_move_iterator(ring_.end()),
-               std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()),
-               std::back_inserter(merged));
-    ring_.swap(merged);
-  }
-}
-
 void Kernel::refresh_monitors() {
-  // Ring of live members; this node watches the `monitored_by` members after
-  // it, so each member is watched by the same number before it and total
-  // heartbeat traffic is O(N).
-  update_ring();
-  const std::vector<std::pair<std::uint64_t, MemberId>>& ring = ring_;
-  std::vector<MemberId> wanted;
-  const std::pair<std::uint64_t, MemberId> self_entry{ring_key(self_.address), self_};
-  const auto me = std::lower_bound(ring.begin(), ring.end(), self_entry);
-  if (me != ring.end() && *me == self_entry) {
-    const std::size_t start = static_cast<std::size_t>(me - ring.begin());
-    const std::size_t count = std::min<std::size_t>(config_.monitored_by, ring.size() - 1);
-    for (std::size_t i = 1; i <= count; ++i) wanted.push_back(ring[(start + i) % ring.size()].second);
-  }
-  std::sort(wanted.begin(), wanted.end());
-
+  // This node's monitors follow its ring successors (monitoring_ring.hpp).
+  ring_.update(members_.members());
+  const std::vector<MemberId> wanted = ring_.successors(self_, config_.monitored_by);
   for (auto it = monitors_.begin(); it != monitors_.end();) {
     if (std::binary_search(wanted.begin(), wanted.end(), it->first)) {
       ++it;
@@ -128,22 +52,6 @@ void Kernel::refresh_monitors() {
     monitor.evidence_since = now_;
     ++liveness_generation_;
   }
-}
-
-std::vector<MemberId> Kernel::monitors_of(const MemberId& subject) const {
-  // The inverse of refresh_monitors' choice: the members up to
-  // `monitored_by` places before the subject on the ring.
-  std::vector<MemberId> monitors;
-  const std::pair<std::uint64_t, MemberId> entry{ring_key(subject.address), subject};
-  const auto at = std::lower_bound(ring_.begin(), ring_.end(), entry);
-  if (at == ring_.end() || *at != entry) return monitors;
-  const std::size_t position = static_cast<std::size_t>(at - ring_.begin());
-  const std::size_t count = std::min<std::size_t>(config_.monitored_by, ring_.size() - 1);
-  for (std::size_t i = 1; i <= count; ++i) {
-    monitors.push_back(ring_[(position + ring_.size() - i) % ring_.size()].second);
-  }
-  WEFT_ASSERT(monitors.size() == count);
-  return monitors;
 }
 
 void Kernel::heartbeat_round() {

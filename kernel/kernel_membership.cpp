@@ -455,7 +455,7 @@ Duration Kernel::down_wait(const MemberId& subject, Instant unreachable_since) c
     if (counts_as_observer(observer)) ++confirmed;
   }
   std::size_t expected = 0;
-  for (const MemberId& monitor : monitors_of(subject)) {
+  for (const MemberId& monitor : ring_.predecessors(subject, config_.monitored_by)) {
     if (counts_as_observer(monitor)) ++expected;
   }
   if (confirmed == 0) return longest;  // unreachable by rows no longer counted: not this round
