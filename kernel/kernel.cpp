@@ -148,10 +148,7 @@ TimerTable Kernel::timers() const {
 }
 
 Instant Kernel::earliest_probe_deadline() const {
-  Instant earliest = Instant::never();
-  for (const auto& [id, probe] : probes_asked_) earliest = std::min(earliest, probe.deadline);
-  for (const auto& [id, probe] : probes_helping_) earliest = std::min(earliest, probe.deadline);
-  return earliest;
+  return probes_.next_deadline();
 }
 
 Instant Kernel::next_deadline() const {

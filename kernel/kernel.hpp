@@ -50,6 +50,7 @@
 #include "kernel/actors/mailbox.hpp"
 #include "kernel/authentication.hpp"
 #include "kernel/config.hpp"
+#include "kernel/detection/indirect_probes.hpp"
 #include "kernel/detection/liveness_throttle.hpp"
 #include "kernel/detection/monitoring_ring.hpp"
 #include "kernel/detection/phi_detector.hpp"
@@ -170,8 +171,6 @@ class Kernel {
  private:
   class ActorContext;
   struct Actor;
-  struct ProbeAsked;
-  struct ProbeHelping;
   // The link records and their table: kernel/links/link_table.hpp.
   using Outbound = OutboundLink;
   using Inbound = InboundLink;
@@ -319,9 +318,7 @@ class Kernel {
   std::unordered_map<NodeAddress, Instant, AddressHash> last_heard_;
   std::uint64_t liveness_generation_ = 1;        // bumped when monitors_ or last_heard_ lose entries
   std::uint64_t heartbeat_sequence_ = 0;
-  std::uint64_t next_probe_id_ = 1;
-  std::map<std::uint64_t, ProbeAsked> probes_asked_;      // this node suspects
-  std::map<std::uint64_t, ProbeHelping> probes_helping_;  // this node helps
+  IndirectProbes probes_;                        // those this node runs and helps with
 
   // Links: the records, their indexes and queues (kernel/links/link_table.hpp).
   LinkTable links_;

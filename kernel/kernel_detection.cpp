@@ -114,22 +114,20 @@ void Kernel::start_probe(const MemberId& subject) {
                                             : config_.probe_timeout);
   // Before blaming the subject, ask others whether they can reach it: one
   // broken link between two healthy nodes must down neither (F4).
-  std::vector<NodeAddress> helpers;
+  std::vector<NodeAddress> candidates;
   for (const Member& m : members_.members()) {
     if (m.address() == self_.address || !is_live_status(m.status)) continue;
-    if (m.address() != subject.address && !is_unreachable(m.id)) helpers.push_back(m.address());
+    if (m.address() != subject.address && !is_unreachable(m.id)) candidates.push_back(m.address());
   }
-  const std::uint64_t id = next_probe_id_++;
   const Duration wait = config_.probe_timeout +
                         (config_.mutations.suspicion_delayed ? config_.heartbeat_interval * 8 : Duration::zero());
-  probes_asked_[id] = ProbeAsked{subject, now_, now_ + wait, false};
+  const std::uint64_t id = probes_.ask(subject, now_, wait);
   send_control(subject.address, wire::Probe{id});  // the direct path, once more
-  if (config_.mutations.indirect_probes_off) helpers.clear();
-  for (std::uint32_t i = 0; i < config_.indirect_probes && !helpers.empty(); ++i) {
-    const std::size_t pick = prng_.below(helpers.size());
-    send_control(helpers[pick], wire::ProbeRequest{subject, id});
-    helpers.erase(helpers.begin() + static_cast<std::ptrdiff_t>(pick));
+  if (config_.mutations.indirect_probes_off) candidates.clear();
+  for (const NodeAddress& helper : IndirectProbes::pick_helpers(std::move(candidates), config_.indirect_probes, prng_)) {
+    send_control(helper, wire::ProbeRequest{subject, id});
   }
+  WEFT_ASSERT(it->second.next_probe > now_);
 }
 
 void Kernel::on_probe_request(const MemberId& from, const wire::ProbeRequest& request) {
@@ -139,33 +137,22 @@ void Kernel::on_probe_request(const MemberId& from, const wire::ProbeRequest& re
     return;
   }
   if (!is_live(request.subject.address) || request.subject.address == self_.address) return;
-  const std::uint64_t id = next_probe_id_++;
-  probes_helping_[id] = ProbeHelping{from, request.probe, request.subject, now_ + config_.probe_timeout};
+  const std::uint64_t id = probes_.help(from, request.probe, request.subject, now_ + config_.probe_timeout);
   send_control(request.subject.address, wire::Probe{id});
 }
 
 void Kernel::on_probe_ack(const MemberId& from, const wire::ProbeAck& ack) {
-  if (const auto helping = probes_helping_.find(ack.probe);
-      helping != probes_helping_.end() && helping->second.subject.address == from.address) {
-    send_control(helping->second.asker.address,
-                 wire::ProbeAlive{helping->second.subject, helping->second.asker_probe});
-    probes_helping_.erase(helping);
-    return;
-  }
-  if (const auto asked = probes_asked_.find(ack.probe);
-      asked != probes_asked_.end() && asked->second.subject.address == from.address) {
-    probes_asked_.erase(asked);  // the direct path works after all
+  if (const std::optional<ProbeHelping> helped = probes_.on_ack(from.address, ack.probe)) {
+    send_control(helped->asker.address, wire::ProbeAlive{helped->subject, helped->asker_probe});
   }
 }
 
 void Kernel::on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive) {
   (void)from;
-  const auto asked = probes_asked_.find(alive.probe);
-  if (asked == probes_asked_.end() || asked->second.subject != alive.subject) return;
-  const bool late = asked->second.condemned;
-  probes_asked_.erase(asked);
+  const AliveAnswer answer = probes_.on_alive(alive.probe, alive.subject);
+  if (answer == AliveAnswer::unknown) return;
   mark(Mark::indirect_probe_saved);
-  if (!late) return;
+  if (answer == AliveAnswer::in_time) return;
   // The answer came after the probe timed out and this node marked the
   // subject: the helper heard it after the probe started, so the timeout
   // was the slow path's (a latency spike, a queue), not the subject's death.
@@ -179,28 +166,11 @@ void Kernel::on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive)
 }
 
 void Kernel::expire_probes() {
-  std::vector<std::pair<MemberId, Instant>> condemned;  // subject, when its probe started
-  for (auto it = probes_asked_.begin(); it != probes_asked_.end();) {
-    ProbeAsked& probe = it->second;
-    if (probe.deadline > now_) {
-      ++it;
-      continue;
-    }
-    const auto heard = last_heard_.find(probe.subject.address);
-    const bool heard_since = heard != last_heard_.end() && heard->second > probe.started &&
-                             !config_.mutations.indirect_probes_off;
-    if (!probe.condemned && !heard_since) {
-      condemned.emplace_back(probe.subject, probe.started);
-      // Kept while a late answer can still matter: until the leader would
-      // down the subject.
-      probe.condemned = true;
-      probe.deadline = now_ + config_.down_after_unreachable;
-      ++it;
-      continue;
-    }
-    it = probes_asked_.erase(it);
-  }
-  std::erase_if(probes_helping_, [&](const auto& entry) { return entry.second.deadline <= now_; });
+  const auto heard_since = [&](const MemberId& subject, Instant started) {
+    const auto heard = last_heard_.find(subject.address);
+    return heard != last_heard_.end() && heard->second > started && !config_.mutations.indirect_probes_off;
+  };
+  const std::vector<CondemnedProbe> condemned = probes_.expire(now_, config_.down_after_unreachable, heard_since);
   bool changed = false;
   for (const auto& [subject, started] : condemned) {
     const auto monitor = monitors_.find(subject);
@@ -223,7 +193,7 @@ void Kernel::forgive_own_pause() {
   // its peers during that gap is its own, not theirs (F3).
   mark(Mark::self_pause_forgiven);
   for (auto& [subject, monitor] : monitors_) monitor.detector.forgive_silence(now_);
-  for (auto& [id, probe] : probes_asked_) probe.deadline = std::max(probe.deadline, now_ + config_.probe_timeout);
+  probes_.postpone(now_ + config_.probe_timeout);
 }
 
 }  // namespace weft

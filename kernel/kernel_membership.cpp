@@ -331,8 +331,7 @@ void Kernel::rejoin() {
   for (const auto& [link, in] : links_.inbound()) close_inbound(link, CloseReason::rejoining);
   monitors_.clear();
   ++liveness_generation_;
-  probes_asked_.clear();
-  probes_helping_.clear();
+  probes_.clear();
   leaving_ = false;
   const std::vector<Member> before(members_.members().begin(), members_.members().end());
   members_.merge(Member{self_, MemberStatus::joining});
