@@ -58,6 +58,7 @@
 #include "kernel/links/link_table.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
+#include "kernel/membership/seen_set.hpp"
 #include "kernel/prng.hpp"
 #include "kernel/timers.hpp"
 #include "kernel/wire/frame.hpp"
@@ -115,7 +116,7 @@ class Kernel {
   std::optional<NodeAddress> leader() const;
   bool is_unreachable(const MemberId& subject) const;
   std::uint64_t state_digest() const { return digest_; }
-  std::span<const MemberId> seen_by() const { return seen_; }
+  std::span<const MemberId> seen_by() const { return seen_.ids(); }
   const KernelCounters& counters() const { return counters_; }
   bool is_shut_down() const { return shut_down_; }
   // The subjects this node monitors (its ring successors), in order.
@@ -219,6 +220,7 @@ class Kernel {
   void start_membership();
   void on_state_changed();
   void apply_status(const NodeAddress& address, MemberStatus status);
+  void on_gossip_digest(const MemberId& from, const wire::GossipDigest& digest);
   void merge_gossip(const MemberId& from, wire::GossipState&& state);
   bool overwrite_members(const MemberTable& incoming);
   bool accept_record(const Member& incoming) const;
@@ -292,8 +294,7 @@ class Kernel {
   MemberTable members_;
   ReachabilityTable reachability_;
   std::uint64_t digest_ = 0;
-  std::vector<MemberId> seen_;                   // sorted
-  std::uint64_t seen_version_ = 0;               // moves on whenever seen_ changes
+  SeenSet seen_;                                 // who holds exactly this state
   struct GossipTargets {
     bool valid = false;
     std::uint64_t members_version = 0;

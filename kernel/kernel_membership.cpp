@@ -68,13 +68,7 @@ std::optional<NodeAddress> Kernel::leader() const {
   return std::nullopt;
 }
 
-bool Kernel::converged() const {
-  for (const Member& m : members_.members()) {
-    if (!is_live_status(m.status) || is_unreachable(m.id)) continue;
-    if (!std::binary_search(seen_.begin(), seen_.end(), m.id)) return false;
-  }
-  return true;
-}
+bool Kernel::converged() const { return seen_.covers(members_.members(), unreachable_view_); }
 
 void Kernel::start_membership() {
   sorted_seeds_ = config_.seeds;
@@ -94,8 +88,7 @@ void Kernel::on_state_changed() {
   refresh_monitors();
   update_reachability_view();
   digest_ = combined_digest(members_, reachability_);
-  seen_.assign(1, self_);
-  ++seen_version_;
+  seen_.reset(self_);
   hasten_gossip(converged());
   // A node that finds itself alone (every other member gone) joins again
   // through the seeds, at once unless an attempt is already due.
@@ -214,7 +207,7 @@ wire::GossipState Kernel::make_gossip_state() const {
   wire::GossipState state;
   state.members.assign(members_.members().begin(), members_.members().end());
   state.rows.assign(reachability_.rows().begin(), reachability_.rows().end());
-  state.seen = seen_;
+  state.seen.assign(seen_.ids().begin(), seen_.ids().end());
   return state;
 }
 
@@ -254,21 +247,31 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
   // is what comparing the two digests stands for, without hashing theirs.
   if (incoming == members_ && incoming_rows == reachability_) {
     // Same state as the sender's: whoever saw it has now seen ours.
-    std::vector<MemberId> merged;
-    merged.reserve(seen_.size() + state.seen.size() + 2);
-    std::set_union(seen_.begin(), seen_.end(), state.seen.begin(), state.seen.end(),
-                   std::back_inserter(merged));
-    seen_.swap(merged);
-    for (const MemberId& id : {self_, from}) {
-      const auto at = std::lower_bound(seen_.begin(), seen_.end(), id);
-      if (at == seen_.end() || *at != id) seen_.insert(at, id);
-    }
-    ++seen_version_;
+    seen_.merge(state.seen, self_, from);
     on_seen_grew();
   } else {
     send_gossip_state(from.address);  // we hold something the sender lacks
   }
   check_self_status();
+}
+
+// A digest from `from`: a different one means the states differ, so ours
+// goes back (and theirs returns if ours lacks something); an equal one means
+// `from` holds our state, and the seen sets' sizes say which way the sets
+// should flow (seen_set.hpp).
+void Kernel::on_gossip_digest(const MemberId& from, const wire::GossipDigest& digest) {
+  if (digest.digest != digest_) {
+    send_gossip_state(from.address);
+    return;
+  }
+  if (seen_.add(from)) on_seen_grew();
+  // on_seen_grew may have changed the state (the leader acted): what is
+  // answered is the state as it is now.
+  switch (reply_to_equal_digest(seen_.size(), digest.seen)) {
+    case SeenReply::nothing: break;
+    case SeenReply::send_state: send_gossip_state(from.address); break;
+    case SeenReply::send_digest: send_control(from.address, wire::GossipDigest{digest_, seen_.size()}); break;
+  }
 }
 
 // The leader acts the moment it sees convergence, not at its next gossip
@@ -540,24 +543,25 @@ void Kernel::close_idle_links(bool joining) {
 // walk, with its string compares, was a fifth of a steady run.
 void Kernel::refresh_gossip_targets() {
   GossipTargets& targets = gossip_targets_;
-  if (targets.valid && targets.members_version == members_.version() && targets.seen_version == seen_version_) {
+  if (targets.valid && targets.members_version == members_.version() && targets.seen_version == seen_.version()) {
     return;
   }
   targets.valid = true;
   targets.members_version = members_.version();
-  targets.seen_version = seen_version_;
+  targets.seen_version = seen_.version();
   targets.peers.clear();
   targets.unseen.clear();
   // seen_ is sorted by MemberId, which for distinct addresses is address
   // order: one walk serves both lists.
   const std::span<const Member> members = members_.members();
-  auto seen = seen_.begin();
+  const std::span<const MemberId> seen_ids = seen_.ids();
+  auto seen = seen_ids.begin();
   for (std::uint32_t i = 0; i < members.size(); ++i) {
     const Member& m = members[i];
     if (m.address() == self_.address || !is_live_status(m.status)) continue;
     targets.peers.push_back(i);
-    while (seen != seen_.end() && *seen < m.id) ++seen;
-    if (seen == seen_.end() || *seen != m.id) targets.unseen.push_back(i);
+    while (seen != seen_ids.end() && *seen < m.id) ++seen;
+    if (seen == seen_ids.end() || *seen != m.id) targets.unseen.push_back(i);
   }
   WEFT_ASSERT(targets.unseen.size() <= targets.peers.size() && targets.peers.size() < members.size());
 }
