@@ -56,6 +56,7 @@
 #include "kernel/detection/phi_detector.hpp"
 #include "kernel/events.hpp"
 #include "kernel/links/link_table.hpp"
+#include "kernel/membership/leader_actions.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
 #include "kernel/membership/seen_set.hpp"
@@ -243,7 +244,8 @@ class Kernel {
   void prune_gone();
   void update_reachability_view();
   bool counts_as_observer(const MemberId& observer) const;
-  Duration down_wait(const MemberId& subject, Instant unreachable_since) const;
+  MemberStanding standing(const Member& member) const;
+  DownEvidence down_evidence(const MemberId& subject, Instant unreachable_since) const;
   bool is_gone(const MemberId& id) const;
   bool is_live(const NodeAddress& address) const;
 
