@@ -217,7 +217,7 @@ class Kernel {
                    const HelloSide& acceptor) const;
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
 
-  // kernel_membership.cpp: join, gossip, leader actions, downing, rejoin
+  // kernel_membership.cpp: join, gossip, applying the leader's moves, rejoin
   void start_membership();
   void on_state_changed();
   void apply_status(const NodeAddress& address, MemberStatus status);
@@ -249,7 +249,7 @@ class Kernel {
   bool is_gone(const MemberId& id) const;
   bool is_live(const NodeAddress& address) const;
 
-  // kernel_detection.cpp: monitoring ring, heartbeats, probes
+  // kernel_detection.cpp: monitors, heartbeats, probes
   void refresh_monitors();
   void heartbeat_round();
   void observe(const MemberId& peer);

@@ -1,5 +1,6 @@
 // Membership: joining through seeds, push-pull gossip with convergence
-// tracking, the leader's moves (up, exiting, removed, down), tombstones, and
+// tracking (membership/seen_set.hpp), applying the leader's moves (up,
+// exiting, removed, down; membership/leader_actions.hpp), tombstones, and
 // rejoining after being downed while alive.
 #include <algorithm>
 
