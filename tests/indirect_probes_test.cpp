@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/test_ids.hpp"
+
 namespace weft {
 namespace {
 
@@ -19,7 +21,7 @@ Instant at_ms(std::int64_t ms) { return Instant::epoch() + Duration::millisecond
 const Duration kWait = Duration::milliseconds(500);
 const Duration kKeep = Duration::seconds(5);
 
-MemberId id(int n) { return MemberId{NodeAddress{"10.0.0." + std::to_string(n), 7000}, Incarnation{1}}; }
+MemberId id(int n, std::uint64_t incarnation = 1) { return test::member_id(n, incarnation); }
 
 bool never_heard(const MemberId&, Instant) { return false; }
 

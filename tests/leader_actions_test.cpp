@@ -12,12 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/test_ids.hpp"
+
 namespace weft {
 namespace {
 
 Instant at_ms(std::int64_t ms) { return Instant::epoch() + Duration::milliseconds(ms); }
 
-MemberId id(int n) { return MemberId{NodeAddress{"10.0.0." + std::to_string(n), 7000}, Incarnation{1}}; }
+MemberId id(int n, std::uint64_t incarnation = 1) { return test::member_id(n, incarnation); }
 Member member(int n, MemberStatus status) { return Member{id(n), status}; }
 
 // Defaults: down_after_unreachable 5 s, down_after_confirmed 0.5 s,

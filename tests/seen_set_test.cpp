@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/test_ids.hpp"
+
 namespace weft {
 namespace {
 
-MemberId id(int n, std::uint64_t incarnation = 1) {
-  return MemberId{NodeAddress{"10.0.0." + std::to_string(n), 7000}, Incarnation{incarnation}};
-}
+MemberId id(int n, std::uint64_t incarnation = 1) { return test::member_id(n, incarnation); }
 
 std::vector<MemberId> ids_of(const SeenSet& seen) { return {seen.ids().begin(), seen.ids().end()}; }
 

@@ -72,32 +72,28 @@ void MonitoringRing::apply(std::vector<MemberId>&& gone, std::vector<Entry>&& ad
   ring_.swap(merged);
 }
 
-std::size_t MonitoringRing::position(const MemberId& id) const {
+std::vector<MemberId> MonitoringRing::neighbours(const MemberId& id, std::size_t k, bool forward) const {
+  std::vector<MemberId> found;
   const Entry entry{key(id.address), id};
   const auto at = std::lower_bound(ring_.begin(), ring_.end(), entry);
-  if (at == ring_.end() || *at != entry) return ring_.size();
-  return static_cast<std::size_t>(at - ring_.begin());
+  if (at == ring_.end() || *at != entry) return found;  // not on the ring
+  const std::size_t n = ring_.size();
+  const std::size_t position = static_cast<std::size_t>(at - ring_.begin());
+  const std::size_t count = std::min(k, n - 1);  // never itself, never twice
+  for (std::size_t i = 1; i <= count; ++i) found.push_back(ring_[(position + (forward ? i : n - i)) % n].second);
+  WEFT_ASSERT(found.size() == count && count < n);
+  return found;
 }
 
 std::vector<MemberId> MonitoringRing::successors(const MemberId& id, std::size_t k) const {
-  std::vector<MemberId> after;
-  const std::size_t start = position(id);
-  if (start == ring_.size()) return after;
-  const std::size_t count = std::min(k, ring_.size() - 1);
-  for (std::size_t i = 1; i <= count; ++i) after.push_back(ring_[(start + i) % ring_.size()].second);
+  std::vector<MemberId> after = neighbours(id, k, true);
   std::sort(after.begin(), after.end());
-  WEFT_ASSERT(after.size() == count && std::adjacent_find(after.begin(), after.end()) == after.end());
+  WEFT_ASSERT(std::adjacent_find(after.begin(), after.end()) == after.end());
   return after;
 }
 
 std::vector<MemberId> MonitoringRing::predecessors(const MemberId& id, std::size_t k) const {
-  std::vector<MemberId> before;
-  const std::size_t at = position(id);
-  if (at == ring_.size()) return before;
-  const std::size_t count = std::min(k, ring_.size() - 1);
-  for (std::size_t i = 1; i <= count; ++i) before.push_back(ring_[(at + ring_.size() - i) % ring_.size()].second);
-  WEFT_ASSERT(before.size() == count);
-  return before;
+  return neighbours(id, k, false);
 }
 
 }  // namespace weft

@@ -56,8 +56,8 @@ class MonitoringRing {
  private:
   using Entry = std::pair<std::uint64_t, MemberId>;
 
-  // Where `id` sits in ring_, or ring_.size() when it is not on the ring.
-  std::size_t position(const MemberId& id) const;
+  // The `k` members after (`forward`) or before `id`, nearest first.
+  std::vector<MemberId> neighbours(const MemberId& id, std::size_t k, bool forward) const;
   void apply(std::vector<MemberId>&& gone, std::vector<Entry>&& added);
 
   std::vector<Entry> ring_;    // by (key, id)
