@@ -65,27 +65,7 @@ void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
         } else if constexpr (std::is_same_v<T, wire::ProbeAlive>) {
           on_probe_alive(peer, m);
         } else if constexpr (std::is_same_v<T, wire::GossipDigest>) {
-          if (m.digest == digest_) {
-            const auto at = std::lower_bound(seen_.begin(), seen_.end(), peer);
-            if (at == seen_.end() || *at != peer) {
-              seen_.insert(at, peer);
-              ++seen_version_;
-              on_seen_grew();
-            }
-            // Seen sets spread epidemically, like the state (O(log N)
-            // rounds), instead of only by the digests each node receives
-            // itself (O(N)): whoever knows of more members that saw this
-            // state sends its state, which carries the seen set, and equal
-            // states merge seen sets. Equal counts send nothing, so a
-            // converged cluster exchanges digests only.
-            if (seen_.size() > m.seen) {
-              send_gossip_state(peer.address);
-            } else if (seen_.size() < m.seen) {
-              send_control(peer.address, wire::GossipDigest{digest_, seen_.size()});
-            }
-          } else {
-            send_gossip_state(peer.address);
-          }
+          on_gossip_digest(peer, m);
         } else if constexpr (std::is_same_v<T, wire::GossipState>) {
           merge_gossip(peer, std::move(m));
         } else {
@@ -148,10 +128,7 @@ TimerTable Kernel::timers() const {
 }
 
 Instant Kernel::earliest_probe_deadline() const {
-  Instant earliest = Instant::never();
-  for (const auto& [id, probe] : probes_asked_) earliest = std::min(earliest, probe.deadline);
-  for (const auto& [id, probe] : probes_helping_) earliest = std::min(earliest, probe.deadline);
-  return earliest;
+  return probes_.next_deadline();
 }
 
 Instant Kernel::next_deadline() const {

@@ -50,12 +50,16 @@
 #include "kernel/actors/mailbox.hpp"
 #include "kernel/authentication.hpp"
 #include "kernel/config.hpp"
+#include "kernel/detection/indirect_probes.hpp"
 #include "kernel/detection/liveness_throttle.hpp"
+#include "kernel/detection/monitoring_ring.hpp"
 #include "kernel/detection/phi_detector.hpp"
 #include "kernel/events.hpp"
 #include "kernel/links/link_table.hpp"
+#include "kernel/membership/leader_actions.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
+#include "kernel/membership/seen_set.hpp"
 #include "kernel/prng.hpp"
 #include "kernel/timers.hpp"
 #include "kernel/wire/frame.hpp"
@@ -113,7 +117,7 @@ class Kernel {
   std::optional<NodeAddress> leader() const;
   bool is_unreachable(const MemberId& subject) const;
   std::uint64_t state_digest() const { return digest_; }
-  std::span<const MemberId> seen_by() const { return seen_; }
+  std::span<const MemberId> seen_by() const { return seen_.ids(); }
   const KernelCounters& counters() const { return counters_; }
   bool is_shut_down() const { return shut_down_; }
   // The subjects this node monitors (its ring successors), in order.
@@ -169,8 +173,6 @@ class Kernel {
  private:
   class ActorContext;
   struct Actor;
-  struct ProbeAsked;
-  struct ProbeHelping;
   // The link records and their table: kernel/links/link_table.hpp.
   using Outbound = OutboundLink;
   using Inbound = InboundLink;
@@ -215,10 +217,11 @@ class Kernel {
                    const HelloSide& acceptor) const;
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
 
-  // kernel_membership.cpp: join, gossip, leader actions, downing, rejoin
+  // kernel_membership.cpp: join, gossip, applying the leader's moves, rejoin
   void start_membership();
   void on_state_changed();
   void apply_status(const NodeAddress& address, MemberStatus status);
+  void on_gossip_digest(const MemberId& from, const wire::GossipDigest& digest);
   void merge_gossip(const MemberId& from, wire::GossipState&& state);
   bool overwrite_members(const MemberTable& incoming);
   bool accept_record(const Member& incoming) const;
@@ -241,14 +244,13 @@ class Kernel {
   void prune_gone();
   void update_reachability_view();
   bool counts_as_observer(const MemberId& observer) const;
-  Duration down_wait(const MemberId& subject, Instant unreachable_since) const;
+  MemberStanding standing(const Member& member) const;
+  DownEvidence down_evidence(const MemberId& subject, Instant unreachable_since) const;
   bool is_gone(const MemberId& id) const;
   bool is_live(const NodeAddress& address) const;
 
-  // kernel_detection.cpp: monitoring ring, heartbeats, probes
+  // kernel_detection.cpp: monitors, heartbeats, probes
   void refresh_monitors();
-  std::vector<MemberId> monitors_of(const MemberId& subject) const;
-  void update_ring();
   void heartbeat_round();
   void observe(const MemberId& peer);
   void observe_inbound(Inbound& link);
@@ -294,8 +296,7 @@ class Kernel {
   MemberTable members_;
   ReachabilityTable reachability_;
   std::uint64_t digest_ = 0;
-  std::vector<MemberId> seen_;                   // sorted
-  std::uint64_t seen_version_ = 0;               // moves on whenever seen_ changes
+  SeenSet seen_;                                 // who holds exactly this state
   struct GossipTargets {
     bool valid = false;
     std::uint64_t members_version = 0;
@@ -314,18 +315,13 @@ class Kernel {
 
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes
-  // The monitoring ring as last built: live members by ring key, and the
-  // same members in address order (to tell cheaply whether it is current).
-  std::vector<std::pair<std::uint64_t, MemberId>> ring_;
-  std::vector<MemberId> ring_ids_;
+  MonitoringRing ring_;                          // as of the last refresh_monitors()
   // Any frame, any peer. Never iterated; its elements stay put when it
   // rehashes, so an Inbound may keep a pointer to its peer's entry.
   std::unordered_map<NodeAddress, Instant, AddressHash> last_heard_;
   std::uint64_t liveness_generation_ = 1;        // bumped when monitors_ or last_heard_ lose entries
   std::uint64_t heartbeat_sequence_ = 0;
-  std::uint64_t next_probe_id_ = 1;
-  std::map<std::uint64_t, ProbeAsked> probes_asked_;      // this node suspects
-  std::map<std::uint64_t, ProbeHelping> probes_helping_;  // this node helps
+  IndirectProbes probes_;                        // those this node runs and helps with
 
   // Links: the records, their indexes and queues (kernel/links/link_table.hpp).
   LinkTable links_;

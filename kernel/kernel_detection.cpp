@@ -1,21 +1,13 @@
-// Failure detection: the monitoring ring, heartbeats, liveness observations
-// through the throttle, phi checks, indirect probes, and forgiving this
-// node's own pauses.
+// Failure detection: monitoring this node's ring successors
+// (detection/monitoring_ring.hpp), heartbeats, liveness observations through
+// the throttle, phi checks, indirect probes, and forgiving this node's own
+// pauses.
 #include <algorithm>
 
 #include "kernel/kernel.hpp"
 #include "kernel/kernel_internal.hpp"
 
 namespace weft {
-namespace {
-
-// Position on the monitoring ring: a fingerprint of the address, so
-// neighbours are spread independently of how addresses sort (racks, hosts).
-std::uint64_t ring_key(const NodeAddress& address) {
-  return fingerprint_u64(fingerprint_bytes(7, address.host.data(), address.host.size()), address.port);
-}
-
-}  // namespace
 
 std::vector<MemberId> Kernel::monitored_subjects() const {
   std::vector<MemberId> subjects;
@@ -33,78 +25,10 @@ const PhiDetector* Kernel::detector(const MemberId& subject) const {
   return it == monitors_.end() ? nullptr : &it->second.detector;
 }
 
-void Kernel::update_ring() {
-  // Most state changes leave the live members as they were: one walk tells.
-  const std::span<const Member> members = members_.members();
-  bool same = true;
-  std::size_t live = 0;
-  for (const Member& m : members) {
-    if (!is_live_status(m.status)) continue;
-    if (live >= ring_ids_.size() || ring_ids_[live] != m.id) {
-      same = false;
-      break;
-    }
-    ++live;
-  }
-  if (same && live == ring_ids_.size()) return;
-  // Otherwise only the difference is hashed and sorted, then merged in. One
-  // walk of the live members against ring_ids_ (both in address order)
-  // finds who left and who came.
-  std::vector<MemberId> gone;
-  std::vector<std::pair<std::uint64_t, MemberId>> added;
-  auto old = ring_ids_.begin();
-  for (const Member& m : members) {
-    if (!is_live_status(m.status)) continue;
-    while (old != ring_ids_.end() && *old < m.id) gone.push_back(*old++);
-    if (old != ring_ids_.end() && *old == m.id) {
-      ++old;
-    } else {
-      added.emplace_back(ring_key(m.address()), m.id);
-    }
-  }
-  gone.insert(gone.end(), old, ring_ids_.end());
-  if (!gone.empty()) {
-    std::erase_if(ring_, [&](const std::pair<std::uint64_t, MemberId>& entry) {
-      return std::binary_search(gone.begin(), gone.end(), entry.second);
-    });
-    std::erase_if(ring_ids_, [&](const MemberId& id) { return std::binary_search(gone.begin(), gone.end(), id); });
-  }
-  if (!added.empty()) {
-    std::vector<MemberId> fresh;
-    fresh.reserve(added.size());
-    for (const auto& entry : added) fresh.push_back(entry.second);  // address order
-    std::vector<MemberId> ids;
-    ids.reserve(ring_ids_.size() + fresh.size());
-    std::merge(std::make_move_iterator(ring_ids_.begin()), std::make_move_iterator(ring_ids_.end()),
-               std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()),
-               std::back_inserter(ids));
-    ring_ids_.swap(ids);
-    std::sort(added.begin(), added.end());
-    std::vector<std::pair<std::uint64_t, MemberId>> merged;
-    merged.reserve(ring_.size() + added.size());
-    std::merge(std::make_move_iterator(ring_.begin()), std::make_move_iterator(ring_.end()),
-               std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()),
-               std::back_inserter(merged));
-    ring_.swap(merged);
-  }
-}
-
 void Kernel::refresh_monitors() {
-  // Ring of live members; this node watches the `monitored_by` members after
-  // it, so each member is watched by the same number before it and total
-  // heartbeat traffic is O(N).
-  update_ring();
-  const std::vector<std::pair<std::uint64_t, MemberId>>& ring = ring_;
-  std::vector<MemberId> wanted;
-  const std::pair<std::uint64_t, MemberId> self_entry{ring_key(self_.address), self_};
-  const auto me = std::lower_bound(ring.begin(), ring.end(), self_entry);
-  if (me != ring.end() && *me == self_entry) {
-    const std::size_t start = static_cast<std::size_t>(me - ring.begin());
-    const std::size_t count = std::min<std::size_t>(config_.monitored_by, ring.size() - 1);
-    for (std::size_t i = 1; i <= count; ++i) wanted.push_back(ring[(start + i) % ring.size()].second);
-  }
-  std::sort(wanted.begin(), wanted.end());
-
+  // This node's monitors follow its ring successors (monitoring_ring.hpp).
+  ring_.update(members_.members());
+  const std::vector<MemberId> wanted = ring_.successors(self_, config_.monitored_by);
   for (auto it = monitors_.begin(); it != monitors_.end();) {
     if (std::binary_search(wanted.begin(), wanted.end(), it->first)) {
       ++it;
@@ -128,22 +52,6 @@ void Kernel::refresh_monitors() {
     monitor.evidence_since = now_;
     ++liveness_generation_;
   }
-}
-
-std::vector<MemberId> Kernel::monitors_of(const MemberId& subject) const {
-  // The inverse of refresh_monitors' choice: the members up to
-  // `monitored_by` places before the subject on the ring.
-  std::vector<MemberId> monitors;
-  const std::pair<std::uint64_t, MemberId> entry{ring_key(subject.address), subject};
-  const auto at = std::lower_bound(ring_.begin(), ring_.end(), entry);
-  if (at == ring_.end() || *at != entry) return monitors;
-  const std::size_t position = static_cast<std::size_t>(at - ring_.begin());
-  const std::size_t count = std::min<std::size_t>(config_.monitored_by, ring_.size() - 1);
-  for (std::size_t i = 1; i <= count; ++i) {
-    monitors.push_back(ring_[(position + ring_.size() - i) % ring_.size()].second);
-  }
-  WEFT_ASSERT(monitors.size() == count);
-  return monitors;
 }
 
 void Kernel::heartbeat_round() {
@@ -206,22 +114,20 @@ void Kernel::start_probe(const MemberId& subject) {
                                             : config_.probe_timeout);
   // Before blaming the subject, ask others whether they can reach it: one
   // broken link between two healthy nodes must down neither (F4).
-  std::vector<NodeAddress> helpers;
+  std::vector<NodeAddress> candidates;
   for (const Member& m : members_.members()) {
     if (m.address() == self_.address || !is_live_status(m.status)) continue;
-    if (m.address() != subject.address && !is_unreachable(m.id)) helpers.push_back(m.address());
+    if (m.address() != subject.address && !is_unreachable(m.id)) candidates.push_back(m.address());
   }
-  const std::uint64_t id = next_probe_id_++;
   const Duration wait = config_.probe_timeout +
                         (config_.mutations.suspicion_delayed ? config_.heartbeat_interval * 8 : Duration::zero());
-  probes_asked_[id] = ProbeAsked{subject, now_, now_ + wait, false};
+  const std::uint64_t id = probes_.ask(subject, now_, wait);
   send_control(subject.address, wire::Probe{id});  // the direct path, once more
-  if (config_.mutations.indirect_probes_off) helpers.clear();
-  for (std::uint32_t i = 0; i < config_.indirect_probes && !helpers.empty(); ++i) {
-    const std::size_t pick = prng_.below(helpers.size());
-    send_control(helpers[pick], wire::ProbeRequest{subject, id});
-    helpers.erase(helpers.begin() + static_cast<std::ptrdiff_t>(pick));
+  if (config_.mutations.indirect_probes_off) candidates.clear();
+  for (const NodeAddress& helper : IndirectProbes::pick_helpers(std::move(candidates), config_.indirect_probes, prng_)) {
+    send_control(helper, wire::ProbeRequest{subject, id});
   }
+  WEFT_ASSERT(it->second.next_probe > now_);
 }
 
 void Kernel::on_probe_request(const MemberId& from, const wire::ProbeRequest& request) {
@@ -231,33 +137,22 @@ void Kernel::on_probe_request(const MemberId& from, const wire::ProbeRequest& re
     return;
   }
   if (!is_live(request.subject.address) || request.subject.address == self_.address) return;
-  const std::uint64_t id = next_probe_id_++;
-  probes_helping_[id] = ProbeHelping{from, request.probe, request.subject, now_ + config_.probe_timeout};
+  const std::uint64_t id = probes_.help(from, request.probe, request.subject, now_ + config_.probe_timeout);
   send_control(request.subject.address, wire::Probe{id});
 }
 
 void Kernel::on_probe_ack(const MemberId& from, const wire::ProbeAck& ack) {
-  if (const auto helping = probes_helping_.find(ack.probe);
-      helping != probes_helping_.end() && helping->second.subject.address == from.address) {
-    send_control(helping->second.asker.address,
-                 wire::ProbeAlive{helping->second.subject, helping->second.asker_probe});
-    probes_helping_.erase(helping);
-    return;
-  }
-  if (const auto asked = probes_asked_.find(ack.probe);
-      asked != probes_asked_.end() && asked->second.subject.address == from.address) {
-    probes_asked_.erase(asked);  // the direct path works after all
+  if (const std::optional<ProbeHelping> helped = probes_.on_ack(from.address, ack.probe)) {
+    send_control(helped->asker.address, wire::ProbeAlive{helped->subject, helped->asker_probe});
   }
 }
 
 void Kernel::on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive) {
   (void)from;
-  const auto asked = probes_asked_.find(alive.probe);
-  if (asked == probes_asked_.end() || asked->second.subject != alive.subject) return;
-  const bool late = asked->second.condemned;
-  probes_asked_.erase(asked);
+  const AliveAnswer answer = probes_.on_alive(alive.probe, alive.subject);
+  if (answer == AliveAnswer::unknown) return;
   mark(Mark::indirect_probe_saved);
-  if (!late) return;
+  if (answer == AliveAnswer::in_time) return;
   // The answer came after the probe timed out and this node marked the
   // subject: the helper heard it after the probe started, so the timeout
   // was the slow path's (a latency spike, a queue), not the subject's death.
@@ -271,28 +166,11 @@ void Kernel::on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive)
 }
 
 void Kernel::expire_probes() {
-  std::vector<std::pair<MemberId, Instant>> condemned;  // subject, when its probe started
-  for (auto it = probes_asked_.begin(); it != probes_asked_.end();) {
-    ProbeAsked& probe = it->second;
-    if (probe.deadline > now_) {
-      ++it;
-      continue;
-    }
-    const auto heard = last_heard_.find(probe.subject.address);
-    const bool heard_since = heard != last_heard_.end() && heard->second > probe.started &&
-                             !config_.mutations.indirect_probes_off;
-    if (!probe.condemned && !heard_since) {
-      condemned.emplace_back(probe.subject, probe.started);
-      // Kept while a late answer can still matter: until the leader would
-      // down the subject.
-      probe.condemned = true;
-      probe.deadline = now_ + config_.down_after_unreachable;
-      ++it;
-      continue;
-    }
-    it = probes_asked_.erase(it);
-  }
-  std::erase_if(probes_helping_, [&](const auto& entry) { return entry.second.deadline <= now_; });
+  const auto heard_since = [&](const MemberId& subject, Instant started) {
+    const auto heard = last_heard_.find(subject.address);
+    return heard != last_heard_.end() && heard->second > started && !config_.mutations.indirect_probes_off;
+  };
+  const std::vector<CondemnedProbe> condemned = probes_.expire(now_, config_.down_after_unreachable, heard_since);
   bool changed = false;
   for (const auto& [subject, started] : condemned) {
     const auto monitor = monitors_.find(subject);
@@ -315,7 +193,7 @@ void Kernel::forgive_own_pause() {
   // its peers during that gap is its own, not theirs (F3).
   mark(Mark::self_pause_forgiven);
   for (auto& [subject, monitor] : monitors_) monitor.detector.forgive_silence(now_);
-  for (auto& [id, probe] : probes_asked_) probe.deadline = std::max(probe.deadline, now_ + config_.probe_timeout);
+  probes_.postpone(now_ + config_.probe_timeout);
 }
 
 }  // namespace weft

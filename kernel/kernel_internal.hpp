@@ -35,22 +35,6 @@ struct Monitor {
   Instant evidence_since;
 };
 
-struct Kernel::ProbeAsked {
-  MemberId subject;
-  Instant started;
-  Instant deadline;
-  // Timed out and condemned the subject; kept until `deadline` so that a
-  // helper's late answer can still withdraw the mark.
-  bool condemned = false;
-};
-
-struct Kernel::ProbeHelping {
-  MemberId asker;
-  std::uint64_t asker_probe = 0;
-  MemberId subject;
-  Instant deadline;
-};
-
 // Queues a control frame to `peer`, ahead of user frames. A control queue
 // past its bound means the peer reads nothing: the link is closed.
 template <class Message>

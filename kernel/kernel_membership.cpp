@@ -1,5 +1,6 @@
 // Membership: joining through seeds, push-pull gossip with convergence
-// tracking, the leader's moves (up, exiting, removed, down), tombstones, and
+// tracking (membership/seen_set.hpp), applying the leader's moves (up,
+// exiting, removed, down; membership/leader_actions.hpp), tombstones, and
 // rejoining after being downed while alive.
 #include <algorithm>
 
@@ -54,27 +55,10 @@ bool Kernel::is_unreachable(const MemberId& subject) const {
 }
 
 std::optional<NodeAddress> Kernel::leader() const {
-  // The lowest address among reachable members that are up; failing that,
-  // joining (a seed forming the cluster); members on their way out lead only
-  // when nobody else can, so a leaving leader does not remove itself unseen.
-  for (const MemberStatus wanted : {MemberStatus::up, MemberStatus::joining, MemberStatus::leaving,
-                                    MemberStatus::exiting}) {
-    for (const Member& m : members_.members()) {
-      if (m.status == wanted && (!is_unreachable(m.id) || config_.mutations.leader_ignores_reachability)) {
-        return m.address();
-      }
-    }
-  }
-  return std::nullopt;
+  return elect_leader(members_.members(), unreachable_view_, config_.mutations.leader_ignores_reachability);
 }
 
-bool Kernel::converged() const {
-  for (const Member& m : members_.members()) {
-    if (!is_live_status(m.status) || is_unreachable(m.id)) continue;
-    if (!std::binary_search(seen_.begin(), seen_.end(), m.id)) return false;
-  }
-  return true;
-}
+bool Kernel::converged() const { return seen_.covers(members_.members(), unreachable_view_); }
 
 void Kernel::start_membership() {
   sorted_seeds_ = config_.seeds;
@@ -94,8 +78,7 @@ void Kernel::on_state_changed() {
   refresh_monitors();
   update_reachability_view();
   digest_ = combined_digest(members_, reachability_);
-  seen_.assign(1, self_);
-  ++seen_version_;
+  seen_.reset(self_);
   hasten_gossip(converged());
   // A node that finds itself alone (every other member gone) joins again
   // through the seeds, at once unless an attempt is already due.
@@ -214,7 +197,7 @@ wire::GossipState Kernel::make_gossip_state() const {
   wire::GossipState state;
   state.members.assign(members_.members().begin(), members_.members().end());
   state.rows.assign(reachability_.rows().begin(), reachability_.rows().end());
-  state.seen = seen_;
+  state.seen.assign(seen_.ids().begin(), seen_.ids().end());
   return state;
 }
 
@@ -254,21 +237,31 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
   // is what comparing the two digests stands for, without hashing theirs.
   if (incoming == members_ && incoming_rows == reachability_) {
     // Same state as the sender's: whoever saw it has now seen ours.
-    std::vector<MemberId> merged;
-    merged.reserve(seen_.size() + state.seen.size() + 2);
-    std::set_union(seen_.begin(), seen_.end(), state.seen.begin(), state.seen.end(),
-                   std::back_inserter(merged));
-    seen_.swap(merged);
-    for (const MemberId& id : {self_, from}) {
-      const auto at = std::lower_bound(seen_.begin(), seen_.end(), id);
-      if (at == seen_.end() || *at != id) seen_.insert(at, id);
-    }
-    ++seen_version_;
+    seen_.merge(state.seen, self_, from);
     on_seen_grew();
   } else {
     send_gossip_state(from.address);  // we hold something the sender lacks
   }
   check_self_status();
+}
+
+// A digest from `from`: a different one means the states differ, so ours
+// goes back (and theirs returns if ours lacks something); an equal one means
+// `from` holds our state, and the seen sets' sizes say which way the sets
+// should flow (seen_set.hpp).
+void Kernel::on_gossip_digest(const MemberId& from, const wire::GossipDigest& digest) {
+  if (digest.digest != digest_) {
+    send_gossip_state(from.address);
+    return;
+  }
+  if (seen_.add(from)) on_seen_grew();
+  // on_seen_grew may have changed the state (the leader acted): what is
+  // answered is the state as it is now.
+  switch (reply_to_equal_digest(seen_.size(), digest.seen)) {
+    case SeenReply::nothing: break;
+    case SeenReply::send_state: send_gossip_state(from.address); break;
+    case SeenReply::send_digest: send_control(from.address, wire::GossipDigest{digest_, seen_.size()}); break;
+  }
 }
 
 // The leader acts the moment it sees convergence, not at its next gossip
@@ -331,8 +324,7 @@ void Kernel::rejoin() {
   for (const auto& [link, in] : links_.inbound()) close_inbound(link, CloseReason::rejoining);
   monitors_.clear();
   ++liveness_generation_;
-  probes_asked_.clear();
-  probes_helping_.clear();
+  probes_.clear();
   leaving_ = false;
   const std::vector<Member> before(members_.members().begin(), members_.members().end());
   members_.merge(Member{self_, MemberStatus::joining});
@@ -374,96 +366,51 @@ void Kernel::leader_actions() {
   // no deadline.
   timers_.disarm(Timer::down_check);
   if (leader() != self_.address) return;
-  // Alone and joining: only the first seed forms a cluster by itself (as in
-  // Akka). Any other node waits for a seed's answer, or a restart during a
-  // partition would found an island of one that the rest must merge later.
-  const bool alone = members_.size() == 1;
-  if (alone && self_status() == MemberStatus::joining && !config_.seeds.empty() &&
-      config_.seeds.front() != self_.address) {
-    return;
-  }
-  const bool is_converged = converged() && !config_.mutations.convergence_off;
+  if (waits_for_seed(members_.members(), self_.address, config_.seeds)) return;
+  const LeaderActions actions(
+      config_, LeaderActions::Round{now_, converged() && !config_.mutations.convergence_off,
+                                    !config_.mutations.joiners_up_late || timers_.due(Timer::heal_probe, now_)});
   const std::vector<Member> snapshot(members_.members().begin(), members_.members().end());
   for (const Member& m : snapshot) {
-    const auto unreachable = unreachable_since_.find(m.address());
-    if (is_live_status(m.status) && m.address() != self_.address && unreachable != unreachable_since_.end() &&
-        !config_.mutations.downing_off) {
-      const Instant due = unreachable->second + down_wait(m.id, unreachable->second);
-      if (now_ >= due) {
-        apply_status(m.address(), MemberStatus::down);
-        continue;
-      }
-      timers_.arm_no_later(Timer::down_check, due);
-    }
-    if (m.status == MemberStatus::down) {
-      const auto since = down_since_.find(m.address());
-      if (since != down_since_.end() && now_ - since->second >= config_.remove_after_down) {
-        apply_status(m.address(), MemberStatus::removed);
-      }
-      continue;
-    }
-    if (!is_converged || is_unreachable(m.id)) continue;
-    switch (m.status) {
-      case MemberStatus::joining:
-        if (!config_.mutations.joiners_up_late || timers_.due(Timer::heal_probe, now_)) {
-          apply_status(m.address(), MemberStatus::up);
-        }
-        break;
-      case MemberStatus::leaving: apply_status(m.address(), MemberStatus::exiting); break;
-      case MemberStatus::exiting: apply_status(m.address(), MemberStatus::removed); break;
-      case MemberStatus::up:
-      case MemberStatus::down:
-      case MemberStatus::removed: break;
-    }
+    // Each member is judged by the tables as they are now, after the moves
+    // before it (leader_actions.hpp).
+    const LeaderMove move = actions.judge(m, standing(m));
+    if (move.down_due != Instant::never()) timers_.arm_no_later(Timer::down_check, move.down_due);
+    if (move.status) apply_status(m.address(), *move.status);
   }
 }
 
-// Confirmation-scaled downing (Lifeguard's dynamic suspicion timeout, in
-// whole halvings): one observer's word waits down_after_unreachable, since a
-// lone observer may hold the broken link (F4); each further observer that
-// agrees halves what is left above down_after_confirmed, and when every
-// observer expected to judge the subject agrees the wait is
-// down_after_confirmed. The expected observers are the subject's monitors
-// that count (live, not unreachable themselves), so a partition, which
-// silences the monitors on the far side, still reaches full confirmation.
-// A subject the leader itself has heard from since it became unreachable is
-// not dead, whatever the rows say: it waits the full time, for the rows to
-// be withdrawn (a paused node that resumed). The floor keeps a forgiven
-// pause from being downed: the observers mark only after phi trips and
-// probes go unanswered, down_after_confirmed later the silence is past the
-// pause that is forgiven (docs/failure-detection.md gives the arithmetic).
-Duration Kernel::down_wait(const MemberId& subject, Instant unreachable_since) const {
-  const Duration longest = config_.down_after_unreachable;
-  const Duration shortest = config_.mutations.pause_floor_off ? Duration::zero() : config_.down_after_confirmed;
-  WEFT_ASSERT(shortest <= longest);
-  if (config_.mutations.confirmation_off) return longest;
-  const auto heard = last_heard_.find(subject.address);
-  if (heard != last_heard_.end() && heard->second > unreachable_since) return longest;
-  // A leader that watches the subject itself knows how long it has been
-  // silent: not before the forgiven pause is over (the observers' marks can
-  // come early, from detectors fed by frequent gossip), plus a heartbeat
-  // interval for the lag between the last frame heard and the pause's
-  // start: the subject answers this node's heartbeats, so that lag is at
-  // most one interval (a lag of 0.7 s downed a 4.96 s pause when the
-  // allowance was probe_timeout: seeds 1344 and 6880 of 10,000).
-  if (monitors_.count(subject) != 0 && heard != last_heard_.end() && !config_.mutations.pause_floor_off) {
-    const Duration silent_enough = forgiven_pause(config_) + config_.heartbeat_interval - (now_ - heard->second);
-    if (silent_enough > Duration::zero()) return std::max(now_ - unreachable_since + silent_enough, shortest);
+MemberStanding Kernel::standing(const Member& member) const {
+  MemberStanding standing;
+  standing.is_self = member.address() == self_.address;
+  standing.unreachable = is_unreachable(member.id);
+  if (const auto since = unreachable_since_.find(member.address()); since != unreachable_since_.end()) {
+    standing.evidence = down_evidence(member.id, since->second);
   }
-  std::size_t confirmed = 0;
+  if (const auto since = down_since_.find(member.address()); since != down_since_.end()) {
+    standing.down_since = since->second;
+  }
+  return standing;
+}
+
+// The observers that count are live and not unreachable themselves
+// (counts_as_observer), both for the marks and for the monitors expected
+// to make them: a partition silences the monitors on the far side.
+DownEvidence Kernel::down_evidence(const MemberId& subject, Instant unreachable_since) const {
+  DownEvidence evidence;
+  evidence.unreachable_since = unreachable_since;
+  if (const auto heard = last_heard_.find(subject.address); heard != last_heard_.end()) {
+    evidence.last_heard = heard->second;
+  }
+  evidence.watched = monitors_.count(subject) != 0;
   for (const MemberId& observer : reachability_.observers_of(subject)) {
-    if (counts_as_observer(observer)) ++confirmed;
+    if (counts_as_observer(observer)) ++evidence.confirmed;
   }
-  std::size_t expected = 0;
-  for (const MemberId& monitor : monitors_of(subject)) {
-    if (counts_as_observer(monitor)) ++expected;
+  for (const MemberId& monitor : ring_.predecessors(subject, config_.monitored_by)) {
+    if (counts_as_observer(monitor)) ++evidence.expected;
   }
-  if (confirmed == 0) return longest;  // unreachable by rows no longer counted: not this round
-  if (confirmed >= expected) return shortest;
-  const std::size_t halvings = std::min<std::size_t>(confirmed - 1, 62);
-  const Duration wait = shortest + Duration::nanoseconds((longest - shortest).ns() >> halvings);
-  WEFT_ASSERT(wait >= shortest && wait <= longest);
-  return wait;
+  WEFT_ASSERT(evidence.expected <= config_.monitored_by);
+  return evidence;
 }
 
 void Kernel::heal_probe() {
@@ -541,24 +488,25 @@ void Kernel::close_idle_links(bool joining) {
 // walk, with its string compares, was a fifth of a steady run.
 void Kernel::refresh_gossip_targets() {
   GossipTargets& targets = gossip_targets_;
-  if (targets.valid && targets.members_version == members_.version() && targets.seen_version == seen_version_) {
+  if (targets.valid && targets.members_version == members_.version() && targets.seen_version == seen_.version()) {
     return;
   }
   targets.valid = true;
   targets.members_version = members_.version();
-  targets.seen_version = seen_version_;
+  targets.seen_version = seen_.version();
   targets.peers.clear();
   targets.unseen.clear();
   // seen_ is sorted by MemberId, which for distinct addresses is address
   // order: one walk serves both lists.
   const std::span<const Member> members = members_.members();
-  auto seen = seen_.begin();
+  const std::span<const MemberId> seen_ids = seen_.ids();
+  auto seen = seen_ids.begin();
   for (std::uint32_t i = 0; i < members.size(); ++i) {
     const Member& m = members[i];
     if (m.address() == self_.address || !is_live_status(m.status)) continue;
     targets.peers.push_back(i);
-    while (seen != seen_.end() && *seen < m.id) ++seen;
-    if (seen == seen_.end() || *seen != m.id) targets.unseen.push_back(i);
+    while (seen != seen_ids.end() && *seen < m.id) ++seen;
+    if (seen == seen_ids.end() || *seen != m.id) targets.unseen.push_back(i);
   }
   WEFT_ASSERT(targets.unseen.size() <= targets.peers.size() && targets.peers.size() < members.size());
 }

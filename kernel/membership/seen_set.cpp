@@ -1,0 +1,68 @@
+// The seen set's growth and its convergence test; the model is in
+// seen_set.hpp.
+#include "kernel/membership/seen_set.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <iterator>
+
+#include "kernel/assert.hpp"
+
+namespace weft {
+namespace {
+
+bool sorted_unique(std::span<const MemberId> ids) {
+  return std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<MemberId>()) == ids.end();
+}
+
+}  // namespace
+
+void SeenSet::reset(const MemberId& self) {
+  if (ids_.size() == 1 && ids_.front() == self) return;
+  ids_.assign(1, self);
+  ++version_;
+}
+
+bool SeenSet::add(const MemberId& id) {
+  const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+  if (at != ids_.end() && *at == id) return false;
+  ids_.insert(at, id);
+  ++version_;
+  WEFT_ASSERT(contains(id));
+  return true;
+}
+
+bool SeenSet::merge(std::span<const MemberId> theirs, const MemberId& self, const MemberId& from) {
+  WEFT_ASSERT(sorted_unique(theirs));  // the decoder refuses any other list
+  const std::size_t before = ids_.size();
+  scratch_.clear();
+  scratch_.reserve(ids_.size() + theirs.size() + 2);
+  std::set_union(ids_.begin(), ids_.end(), theirs.begin(), theirs.end(), std::back_inserter(scratch_));
+  ids_.swap(scratch_);
+  for (const MemberId& id : {self, from}) {
+    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (at == ids_.end() || *at != id) ids_.insert(at, id);
+  }
+  WEFT_ASSERT(sorted_unique(ids_) && ids_.size() >= before);
+  if (ids_.size() == before) return false;  // a union that kept every element and added none is the same set
+  ++version_;
+  return true;
+}
+
+bool SeenSet::contains(const MemberId& id) const { return std::binary_search(ids_.begin(), ids_.end(), id); }
+
+bool SeenSet::covers(std::span<const Member> members, std::span<const MemberId> unreachable) const {
+  for (const Member& m : members) {
+    if (!is_live_status(m.status) || std::binary_search(unreachable.begin(), unreachable.end(), m.id)) continue;
+    if (!contains(m.id)) return false;
+  }
+  return true;
+}
+
+SeenReply reply_to_equal_digest(std::uint64_t ours, std::uint64_t theirs) {
+  if (ours > theirs) return SeenReply::send_state;
+  if (ours < theirs) return SeenReply::send_digest;
+  return SeenReply::nothing;
+}
+
+}  // namespace weft

@@ -1,0 +1,146 @@
+// Goal: the monitoring ring holds exactly the live members, each watches its
+// k ring successors and is watched by its k predecessors (so every member
+// has the same number of monitors), k shrinks to the ring's size minus one,
+// and an incremental update ends where a rebuild from scratch would.
+#include "kernel/detection/monitoring_ring.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/test_ids.hpp"
+
+namespace weft {
+namespace {
+
+MemberId id(int n, std::uint64_t incarnation = 1) { return test::member_id(n, incarnation); }
+
+// Members 1..n, in address order, with the given statuses (default up).
+std::vector<Member> table(int n, const std::map<int, MemberStatus>& statuses = {}) {
+  std::vector<Member> members;
+  for (int i = 1; i <= n; ++i) {
+    const auto it = statuses.find(i);
+    members.push_back(Member{id(i), it == statuses.end() ? MemberStatus::up : it->second});
+  }
+  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.id < b.id; });
+  return members;
+}
+
+MonitoringRing ring_of(const std::vector<Member>& members) {
+  MonitoringRing ring;
+  ring.update(members);
+  return ring;
+}
+
+TEST(MonitoringRing, HoldsOnlyLiveMembers) {
+  const std::vector<Member> members =
+      table(6, {{2, MemberStatus::down}, {4, MemberStatus::removed}, {5, MemberStatus::joining}});
+  const MonitoringRing ring = ring_of(members);
+  const std::vector<MemberId> expected{id(1), id(3), id(5), id(6)};
+  EXPECT_EQ(std::vector<MemberId>(ring.ids().begin(), ring.ids().end()), expected);
+  EXPECT_TRUE(ring.successors(id(2), 3).empty()) << "a down member watches nobody";
+  EXPECT_TRUE(ring.predecessors(id(4), 3).empty()) << "a removed member has no monitors";
+}
+
+TEST(MonitoringRing, EveryMemberIsWatchedByExactlyK) {
+  const MonitoringRing ring = ring_of(table(12));
+  std::map<MemberId, int> watchers;
+  for (const MemberId& m : ring.ids()) {
+    const std::vector<MemberId> watched = ring.successors(m, 5);
+    ASSERT_EQ(watched.size(), 5u);
+    EXPECT_TRUE(std::is_sorted(watched.begin(), watched.end()));
+    EXPECT_EQ(std::count(watched.begin(), watched.end(), m), 0) << "nobody watches itself";
+    for (const MemberId& subject : watched) ++watchers[subject];
+  }
+  for (const MemberId& m : ring.ids()) EXPECT_EQ(watchers[m], 5) << m.to_string();
+}
+
+TEST(MonitoringRing, PredecessorsAreTheInverseOfSuccessors) {
+  const MonitoringRing ring = ring_of(table(9));
+  for (const MemberId& subject : ring.ids()) {
+    const std::vector<MemberId> monitors = ring.predecessors(subject, 3);
+    ASSERT_EQ(monitors.size(), 3u);
+    for (const MemberId& monitor : monitors) {
+      const std::vector<MemberId> watched = ring.successors(monitor, 3);
+      EXPECT_TRUE(std::binary_search(watched.begin(), watched.end(), subject));
+    }
+  }
+}
+
+TEST(MonitoringRing, PredecessorsComeNearestFirst) {
+  // The first predecessor's single successor is the subject itself.
+  const MonitoringRing ring = ring_of(table(7));
+  for (const MemberId& subject : ring.ids()) {
+    const std::vector<MemberId> monitors = ring.predecessors(subject, 2);
+    ASSERT_EQ(monitors.size(), 2u);
+    EXPECT_EQ(ring.successors(monitors[0], 1), std::vector<MemberId>{subject});
+    EXPECT_EQ(ring.successors(monitors[1], 1), std::vector<MemberId>{monitors[0]});
+  }
+}
+
+// Edge: k is capped at the ring's size minus one, down to a ring of one,
+// where nobody is watched.
+TEST(MonitoringRing, SmallRingsCapK) {
+  const MonitoringRing three = ring_of(table(3));
+  for (const MemberId& m : three.ids()) {
+    EXPECT_EQ(three.successors(m, 5).size(), 2u);
+    EXPECT_EQ(three.predecessors(m, 5).size(), 2u);
+  }
+  const MonitoringRing one = ring_of(table(1));
+  EXPECT_TRUE(one.successors(id(1), 5).empty());
+  EXPECT_TRUE(one.predecessors(id(1), 5).empty());
+  const MonitoringRing none = ring_of({});
+  EXPECT_EQ(none.size(), 0u);
+  EXPECT_TRUE(none.successors(id(1), 5).empty());
+}
+
+// Edge: a restarted member (same address, new incarnation) is a different
+// member: the old life leaves the ring, the new one joins it.
+TEST(MonitoringRing, NewIncarnationReplacesTheOld) {
+  std::vector<Member> members = table(4);
+  MonitoringRing ring = ring_of(members);
+  members[2] = Member{id(3, 2), MemberStatus::joining};
+  ring.update(members);
+  EXPECT_TRUE(ring.successors(id(3, 1), 2).empty());
+  EXPECT_EQ(ring.successors(id(3, 2), 2).size(), 2u);
+  EXPECT_EQ(ring.size(), 4u);
+}
+
+TEST(MonitoringRing, IncrementalUpdateMatchesARebuild) {
+  // Members come and go in steps; after each, the ring equals one built
+  // from scratch, in both its successor and predecessor answers.
+  MonitoringRing ring;
+  const std::vector<std::map<int, MemberStatus>> steps = {
+      {},
+      {{3, MemberStatus::down}},
+      {{3, MemberStatus::removed}, {7, MemberStatus::leaving}, {9, MemberStatus::down}},
+      {{1, MemberStatus::down}, {2, MemberStatus::down}},
+      {},
+  };
+  for (const auto& statuses : steps) {
+    const std::vector<Member> members = table(10, statuses);
+    ring.update(members);
+    const MonitoringRing fresh = ring_of(members);
+    ASSERT_EQ(std::vector<MemberId>(ring.ids().begin(), ring.ids().end()),
+              std::vector<MemberId>(fresh.ids().begin(), fresh.ids().end()));
+    for (const MemberId& m : fresh.ids()) {
+      EXPECT_EQ(ring.successors(m, 3), fresh.successors(m, 3));
+      EXPECT_EQ(ring.predecessors(m, 3), fresh.predecessors(m, 3));
+    }
+  }
+}
+
+TEST(MonitoringRing, KeyIsAFixedFingerprintOfTheAddress) {
+  // Every node must place every member at the same position, on every
+  // platform and build: pinned values (a change reshuffles every ring, and
+  // with it every trace hash).
+  EXPECT_EQ(MonitoringRing::key(NodeAddress{"10.0.0.1", 7000}), 0xb2d829c4f5ded098ULL);
+  EXPECT_EQ(MonitoringRing::key(NodeAddress{"10.0.0.2", 7000}), 0x54eed9ee6d643915ULL);
+  EXPECT_NE(MonitoringRing::key(NodeAddress{"10.0.0.1", 7000}), MonitoringRing::key(NodeAddress{"10.0.0.1", 7001}));
+}
+
+}  // namespace
+}  // namespace weft
