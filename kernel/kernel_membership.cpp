@@ -118,7 +118,11 @@ void Kernel::update_reachability_view() {
   }
   for (const MemberId& id : unreachable_view_) {
     if (!std::binary_search(view.begin(), view.end(), id)) {
-      unreachable_since_.erase(id.address);
+      // The downing clock is the address's: a new life of it that entered
+      // the view just now keeps the time the first loop gave it.
+      const auto same_address = std::lower_bound(
+          view.begin(), view.end(), id.address, [](const MemberId& v, const NodeAddress& a) { return v.address < a; });
+      if (same_address == view.end() || same_address->address != id.address) unreachable_since_.erase(id.address);
       if (is_live(id.address)) events_.push_back(ReachabilityEvent{id, false});
     }
   }
