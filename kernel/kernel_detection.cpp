@@ -121,12 +121,12 @@ void Kernel::start_probe(const MemberId& subject) {
   }
   const Duration wait = config_.probe_timeout +
                         (config_.mutations.suspicion_delayed ? config_.heartbeat_interval * 8 : Duration::zero());
-  const std::uint64_t id = probes_.ask(subject, now_, wait);
-  send_control(subject.address, wire::Probe{id});  // the direct path, once more
   if (config_.mutations.indirect_probes_off) candidates.clear();
-  for (const NodeAddress& helper : IndirectProbes::pick_helpers(std::move(candidates), config_.indirect_probes, prng_)) {
-    send_control(helper, wire::ProbeRequest{subject, id});
-  }
+  const std::vector<NodeAddress> helpers =
+      IndirectProbes::pick_helpers(std::move(candidates), config_.indirect_probes, prng_);
+  const std::uint64_t id = probes_.ask(subject, now_, wait, helpers);
+  send_control(subject.address, wire::Probe{id});  // the direct path, once more
+  for (const NodeAddress& helper : helpers) send_control(helper, wire::ProbeRequest{subject, id});
   WEFT_ASSERT(it->second.next_probe > now_);
 }
 
@@ -148,8 +148,7 @@ void Kernel::on_probe_ack(const MemberId& from, const wire::ProbeAck& ack) {
 }
 
 void Kernel::on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive) {
-  (void)from;
-  const AliveAnswer answer = probes_.on_alive(alive.probe, alive.subject);
+  const AliveAnswer answer = probes_.on_alive(from.address, alive.probe, alive.subject);
   if (answer == AliveAnswer::unknown) return;
   mark(Mark::indirect_probe_saved);
   if (answer == AliveAnswer::in_time) return;

@@ -25,9 +25,12 @@ MemberId id(int n, std::uint64_t incarnation = 1) { return test::member_id(n, in
 
 bool never_heard(const MemberId&, Instant) { return false; }
 
+// The helper every probe below asks.
+NodeAddress helper() { return id(5).address; }
+
 TEST(IndirectProbes, DirectAckFromTheSubjectClosesTheProbe) {
   IndirectProbes probes;
-  const std::uint64_t probe = probes.ask(id(3), at_ms(0), kWait);
+  const std::uint64_t probe = probes.ask(id(3), at_ms(0), kWait, {helper()});
   EXPECT_EQ(probes.next_deadline(), at_ms(500));
   EXPECT_FALSE(probes.on_ack(id(2).address, probe).has_value()) << "only the subject's ack counts";
   EXPECT_EQ(probes.asked().size(), 1u);
@@ -36,18 +39,26 @@ TEST(IndirectProbes, DirectAckFromTheSubjectClosesTheProbe) {
   EXPECT_EQ(probes.next_deadline(), Instant::never());
 }
 
+TEST(IndirectProbes, OnlyAHelperAskedCanVouch) {
+  IndirectProbes probes;
+  const std::uint64_t probe = probes.ask(id(3), at_ms(0), kWait, {id(6).address, helper()});
+  EXPECT_EQ(probes.on_alive(id(2).address, probe, id(3)), AliveAnswer::unknown) << "not asked: proves nothing";
+  EXPECT_EQ(probes.asked().size(), 1u) << "and leaves the probe open";
+  EXPECT_EQ(probes.on_alive(id(6).address, probe, id(3)), AliveAnswer::in_time);
+}
+
 TEST(IndirectProbes, HelperAnswerInTimeClosesTheProbe) {
   IndirectProbes probes;
-  const std::uint64_t probe = probes.ask(id(3), at_ms(0), kWait);
-  EXPECT_EQ(probes.on_alive(probe, id(4)), AliveAnswer::unknown) << "the id must name this subject";
-  EXPECT_EQ(probes.on_alive(probe, id(3)), AliveAnswer::in_time);
-  EXPECT_EQ(probes.on_alive(probe, id(3)), AliveAnswer::unknown) << "answered once";
+  const std::uint64_t probe = probes.ask(id(3), at_ms(0), kWait, {helper()});
+  EXPECT_EQ(probes.on_alive(helper(), probe, id(4)), AliveAnswer::unknown) << "the id must name this subject";
+  EXPECT_EQ(probes.on_alive(helper(), probe, id(3)), AliveAnswer::in_time);
+  EXPECT_EQ(probes.on_alive(helper(), probe, id(3)), AliveAnswer::unknown) << "answered once";
   EXPECT_TRUE(probes.expire(at_ms(600), kKeep, never_heard).empty());
 }
 
 TEST(IndirectProbes, UnansweredProbeCondemnsOnceAndWaitsForLateAnswers) {
   IndirectProbes probes;
-  const std::uint64_t probe = probes.ask(id(3), at_ms(100), kWait);
+  const std::uint64_t probe = probes.ask(id(3), at_ms(100), kWait, {helper()});
   EXPECT_TRUE(probes.expire(at_ms(599), kKeep, never_heard).empty()) << "not due yet";
   const std::vector<CondemnedProbe> condemned = probes.expire(at_ms(600), kKeep, never_heard);
   ASSERT_EQ(condemned.size(), 1u);
@@ -55,23 +66,23 @@ TEST(IndirectProbes, UnansweredProbeCondemnsOnceAndWaitsForLateAnswers) {
   EXPECT_EQ(condemned[0].started, at_ms(100));
   EXPECT_EQ(probes.next_deadline(), at_ms(5600)) << "kept for the leader's longest wait";
   EXPECT_TRUE(probes.expire(at_ms(3000), kKeep, never_heard).empty()) << "condemned once";
-  EXPECT_EQ(probes.on_alive(probe, id(3)), AliveAnswer::late);
+  EXPECT_EQ(probes.on_alive(helper(), probe, id(3)), AliveAnswer::late);
   EXPECT_TRUE(probes.asked().empty());
 }
 
 TEST(IndirectProbes, CondemnedProbeIsForgottenAfterItsWait) {
   IndirectProbes probes;
-  const std::uint64_t probe = probes.ask(id(3), at_ms(0), kWait);
+  const std::uint64_t probe = probes.ask(id(3), at_ms(0), kWait, {helper()});
   ASSERT_EQ(probes.expire(at_ms(500), kKeep, never_heard).size(), 1u);
   EXPECT_TRUE(probes.expire(at_ms(5500), kKeep, never_heard).empty());
   EXPECT_TRUE(probes.asked().empty());
-  EXPECT_EQ(probes.on_alive(probe, id(3)), AliveAnswer::unknown) << "too late even for a late answer";
+  EXPECT_EQ(probes.on_alive(helper(), probe, id(3)), AliveAnswer::unknown) << "too late even for a late answer";
 }
 
 TEST(IndirectProbes, SubjectHeardSinceTheStartIsSpared) {
   IndirectProbes probes;
-  probes.ask(id(3), at_ms(0), kWait);
-  probes.ask(id(4), at_ms(0), kWait);
+  probes.ask(id(3), at_ms(0), kWait, {helper()});
+  probes.ask(id(4), at_ms(0), kWait, {helper()});
   const auto heard = [](const MemberId& subject, Instant started) {
     EXPECT_EQ(started, at_ms(0));
     return subject == id(3);
@@ -108,25 +119,25 @@ TEST(IndirectProbes, HelpedRequestLapsesSilently) {
 TEST(IndirectProbes, IdsAreNeverReusedAcrossKindsOrAClear) {
   IndirectProbes probes;
   std::set<std::uint64_t> ids;
-  ids.insert(probes.ask(id(3), at_ms(0), kWait));
+  ids.insert(probes.ask(id(3), at_ms(0), kWait, {helper()}));
   ids.insert(probes.help(id(1), 1, id(3), at_ms(500)));
-  const std::uint64_t before_clear = probes.ask(id(4), at_ms(0), kWait);
+  const std::uint64_t before_clear = probes.ask(id(4), at_ms(0), kWait, {helper()});
   ids.insert(before_clear);
   probes.clear();
   EXPECT_EQ(probes.next_deadline(), Instant::never());
-  const std::uint64_t after_clear = probes.ask(id(4), at_ms(10), kWait);
+  const std::uint64_t after_clear = probes.ask(id(4), at_ms(10), kWait, {helper()});
   ids.insert(after_clear);
   EXPECT_EQ(ids.size(), 4u);
-  EXPECT_EQ(probes.on_alive(before_clear, id(4)), AliveAnswer::unknown);
-  EXPECT_EQ(probes.on_alive(after_clear, id(4)), AliveAnswer::in_time);
+  EXPECT_EQ(probes.on_alive(helper(), before_clear, id(4)), AliveAnswer::unknown);
+  EXPECT_EQ(probes.on_alive(helper(), after_clear, id(4)), AliveAnswer::in_time);
 }
 
 // Edge: a paused node postpones its own probes, never brings one forward,
 // and leaves the requests it helps with as they were.
 TEST(IndirectProbes, PostponeOnlyDelaysOwnProbes) {
   IndirectProbes probes;
-  const std::uint64_t soon = probes.ask(id(3), at_ms(0), kWait);
-  const std::uint64_t late = probes.ask(id(4), at_ms(0), Duration::seconds(10));
+  const std::uint64_t soon = probes.ask(id(3), at_ms(0), kWait, {helper()});
+  const std::uint64_t late = probes.ask(id(4), at_ms(0), Duration::seconds(10), {helper()});
   probes.help(id(1), 9, id(5), at_ms(400));
   probes.postpone(at_ms(2000));
   EXPECT_EQ(probes.asked().at(soon).deadline, at_ms(2000));

@@ -19,10 +19,13 @@ std::vector<NodeAddress> IndirectProbes::pick_helpers(std::vector<NodeAddress> c
   return picked;
 }
 
-std::uint64_t IndirectProbes::ask(const MemberId& subject, Instant now, Duration wait) {
+std::uint64_t IndirectProbes::ask(const MemberId& subject, Instant now, Duration wait,
+                                  std::vector<NodeAddress> helpers) {
   WEFT_ASSERT(wait > Duration::zero());
+  std::sort(helpers.begin(), helpers.end());
+  WEFT_ASSERT(!std::binary_search(helpers.begin(), helpers.end(), subject.address));
   const std::uint64_t id = next_id_++;
-  const bool fresh = asked_.emplace(id, ProbeAsked{subject, now, now + wait, false}).second;
+  const bool fresh = asked_.emplace(id, ProbeAsked{subject, now, now + wait, std::move(helpers), false}).second;
   WEFT_ASSERT(fresh && helping_.count(id) == 0);
   return id;
 }
@@ -49,9 +52,11 @@ std::optional<ProbeHelping> IndirectProbes::on_ack(const NodeAddress& from, std:
   return std::nullopt;
 }
 
-AliveAnswer IndirectProbes::on_alive(std::uint64_t id, const MemberId& subject) {
+AliveAnswer IndirectProbes::on_alive(const NodeAddress& from, std::uint64_t id, const MemberId& subject) {
   const auto asked = asked_.find(id);
   if (asked == asked_.end() || asked->second.subject != subject) return AliveAnswer::unknown;
+  const std::vector<NodeAddress>& helpers = asked->second.helpers;
+  if (!std::binary_search(helpers.begin(), helpers.end(), from)) return AliveAnswer::unknown;
   const bool late = asked->second.condemned;
   asked_.erase(asked);
   return late ? AliveAnswer::late : AliveAnswer::in_time;

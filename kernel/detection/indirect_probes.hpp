@@ -6,8 +6,9 @@
 // `indirect_probes` helpers (live members it counts as reachable) to probe
 // it too. Two records per probe, one on each side:
 //   asked    this node suspects `subject`: open until `deadline`. A direct
-//            probe_ack or any helper's probe_alive closes it (the subject
-//            lives); at the deadline, a subject heard from since the probe
+//            probe_ack, or a probe_alive from one of the helpers asked,
+//            closes it (the subject lives; an alive from anyone else names
+//            no record, as foca counts only the members it asked); at the deadline, a subject heard from since the probe
 //            started is spared and any other is condemned: the record stays,
 //            condemned, for one more wait (the leader's longest), so that a
 //            helper's late probe_alive can still withdraw the mark.
@@ -42,6 +43,7 @@ struct ProbeAsked {
   MemberId subject;
   Instant started;
   Instant deadline;
+  std::vector<NodeAddress> helpers;  // asked to vouch; sorted
   // Timed out and condemned the subject; kept until `deadline` so that a
   // helper's late answer can still withdraw the mark.
   bool condemned = false;
@@ -74,9 +76,10 @@ class IndirectProbes {
   static std::vector<NodeAddress> pick_helpers(std::vector<NodeAddress> candidates, std::uint32_t count,
                                                Prng& prng);
 
-  // This node suspects `subject` at `now`; the probe is open for `wait`.
-  // Returns its id, for the probe and the helpers' requests.
-  std::uint64_t ask(const MemberId& subject, Instant now, Duration wait);
+  // This node suspects `subject` at `now` and asks `helpers` to vouch for
+  // it; the probe is open for `wait`. Returns its id, for the probe and the
+  // helpers' requests.
+  std::uint64_t ask(const MemberId& subject, Instant now, Duration wait, std::vector<NodeAddress> helpers);
   // `asker` asked this node to probe `subject` (its probe `asker_probe`),
   // answering by `deadline`. Returns the id of this node's own probe.
   std::uint64_t help(const MemberId& asker, std::uint64_t asker_probe, const MemberId& subject, Instant deadline);
@@ -85,8 +88,9 @@ class IndirectProbes {
   // this node helps with, returns that request (closed): the asker is owed
   // a probe_alive. If it answers this node's own probe, closes it.
   std::optional<ProbeHelping> on_ack(const NodeAddress& from, std::uint64_t id);
-  // A helper vouches for `subject` under this node's probe `id`.
-  AliveAnswer on_alive(std::uint64_t id, const MemberId& subject);
+  // `from` vouches for `subject` under this node's probe `id`; it counts
+  // only if `from` is one of the helpers that probe asked.
+  AliveAnswer on_alive(const NodeAddress& from, std::uint64_t id, const MemberId& subject);
 
   // Closes what is due at `now`: asked probes whose subject
   // `heard_since(subject, started)` are spared; the others are condemned,
