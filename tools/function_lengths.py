@@ -166,6 +166,10 @@ def function_name(header):
     match = re.search(r"(operator\s*\(\s*\)|operator\s*[^\s(]+|~?[A-Za-z_]\w*)\s*\(", head)
     if not match:
         return head.split("(")[0].split()[-1] if head.split() else "?"
+    if re.fullmatch(r"[A-Z][A-Z0-9_]*", match.group(1)):  # TEST(Suite, Name) and the like
+        arguments = re.match(r"\s*\(([^()]*)\)", head[match.end(1):])
+        if arguments:
+            return match.group(1) + "(" + re.sub(r"\s+", " ", arguments.group(1).strip()) + ")"
     start = match.start(1)
     qualifier = re.search(r"((?:[A-Za-z_]\w*(?:<[^<>]*>)?::)*)$", head[:start])
     return (qualifier.group(1) if qualifier else "") + re.sub(r"\s+", "", match.group(1))
