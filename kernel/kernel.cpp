@@ -20,7 +20,10 @@ Kernel::Kernel(Config config, std::uint64_t seed)
 
 Kernel::~Kernel() = default;
 
-void Kernel::mark(Mark m) { ++counters_.marks[static_cast<std::size_t>(m)]; }
+void Kernel::mark(Mark m) {
+  WEFT_ASSERT(static_cast<std::size_t>(m) < kMarkCount);
+  ++counters_.marks[static_cast<std::size_t>(m)];
+}
 
 void Kernel::advance(Instant now) {
   if (!started_) {
@@ -51,6 +54,7 @@ void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
             emit_member_changes(before);
             on_state_changed();
           }
+          WEFT_ASSERT(members_.find(peer.address) != nullptr);  // the joiner, or a newer life of it
           send_gossip_state(peer.address);
         } else if constexpr (std::is_same_v<T, wire::Heartbeat>) {
           send_control(peer.address, wire::HeartbeatAck{m.sequence});
@@ -102,6 +106,9 @@ void Kernel::handle_tick(Instant now) {
   if (timers().due(Timer::dial, now_)) connect_due(now_);
   dispatch();
   links_.sweep();
+  // The owned periodic duties stay armed while the kernel runs; the
+  // heartbeat, re-armed only by its own round, is never left due.
+  WEFT_ASSERT(timers_.armed(Timer::gossip) && timers_.deadline(Timer::heartbeat) > now_);
 }
 
 std::optional<LinkCommand> Kernel::poll_command() {

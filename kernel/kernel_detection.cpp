@@ -52,16 +52,24 @@ void Kernel::refresh_monitors() {
     monitor.evidence_since = now_;
     ++liveness_generation_;
   }
+  // Exactly the ring successors, never this node itself.
+  WEFT_ASSERT(monitors_.size() == wanted.size());
+  WEFT_ASSERT(monitors_.find(self_) == monitors_.end());
 }
 
 void Kernel::heartbeat_round() {
   timers_.arm(Timer::heartbeat, now_ + config_.heartbeat_interval);
+  const std::uint64_t first_sequence = heartbeat_sequence_;
   for (const auto& [subject, monitor] : monitors_) {
     send_control(subject.address, wire::Heartbeat{++heartbeat_sequence_});
   }
+  WEFT_ASSERT(heartbeat_sequence_ == first_sequence + monitors_.size());  // one per subject
+  WEFT_ASSERT(timers_.deadline(Timer::heartbeat) > now_);
 }
 
 void Kernel::observe(const MemberId& peer) {
+  // A peer named by a hello, which check_hello() refuses for our address.
+  WEFT_ASSERT(peer.address != self_.address);
   last_heard_[peer.address] = now_;
   const auto it = monitors_.find(peer);
   if (it != monitors_.end()) observe_monitor(peer, it->second);
@@ -69,6 +77,7 @@ void Kernel::observe(const MemberId& peer) {
 
 void Kernel::observe_inbound(Inbound& link) {
   // Every inbound frame passes here: the two lookups are cached per link.
+  WEFT_ASSERT(link.state() == InboundState::established);  // so link.peer is set
   if (link.cache_generation != liveness_generation_) {
     link.heard = &last_heard_.try_emplace(link.peer->address, now_).first->second;
     const auto it = monitors_.find(*link.peer);
@@ -107,6 +116,7 @@ void Kernel::check_detectors() {
 }
 
 void Kernel::start_probe(const MemberId& subject) {
+  WEFT_ASSERT(subject.address != self_.address);  // subjects are monitored, and this node never is
   const auto it = monitors_.find(subject);
   if (it == monitors_.end() || now_ < it->second.next_probe) return;
   it->second.next_probe =
@@ -126,7 +136,10 @@ void Kernel::start_probe(const MemberId& subject) {
       IndirectProbes::pick_helpers(std::move(candidates), config_.indirect_probes, prng_);
   const std::uint64_t id = probes_.ask(subject, now_, wait, helpers);
   send_control(subject.address, wire::Probe{id});  // the direct path, once more
-  for (const NodeAddress& helper : helpers) send_control(helper, wire::ProbeRequest{subject, id});
+  for (const NodeAddress& helper : helpers) {
+    WEFT_ASSERT(helper != subject.address && helper != self_.address);
+    send_control(helper, wire::ProbeRequest{subject, id});
+  }
   WEFT_ASSERT(it->second.next_probe > now_);
 }
 

@@ -29,9 +29,11 @@ Kernel::Outbound& Kernel::outbound(const NodeAddress& peer) {
   WEFT_ASSERT(peer != self_.address);
   auto it = links_.find_outbound(peer);
   if (!links_.found(it)) {
-    it = links_.add_outbound(peer, config_.max_frame_bytes, now_, config_.reconnect_backoff_min);
+    const RedialBackoff::Options backoff{config_.reconnect_backoff_min, config_.reconnect_backoff_max};
+    it = links_.add_outbound(peer, config_.max_frame_bytes, RedialBackoff(backoff, now_));
   } else if (it->second.retired()) {
-    links_.revive(it, now_ + it->second.backoff);
+    links_.revive(it);
+    it->second.redial.wait_from(now_);
   }
   links_.queue_transmit(it);
   WEFT_ASSERT(!it->second.retired() && it->second.transmit_queued);
@@ -54,11 +56,8 @@ void Kernel::redial_now(const NodeAddress& peer) {
   const auto it = links_.find_outbound(peer);
   if (!links_.found(it) || it->second.retired()) return;
   Outbound& out = it->second;
-  out.backoff = config_.reconnect_backoff_min;
-  if (out.state() == OutboundState::idle && out.next_attempt > now_) {
-    out.next_attempt = now_;
-    links_.queue_dial(it);
-  }
+  out.redial.reset();
+  if (out.state() == OutboundState::idle && out.redial.hurry(now_)) links_.queue_dial(it);
   WEFT_ASSERT(out.state() != OutboundState::idle || out.dial_queued);  // the dial timer sees it
 }
 
@@ -194,13 +193,8 @@ void Kernel::outbound_down(OutboundIt it, LinkDownCause cause) {
   Outbound& out = it->second;
   if (out.decoder.buffered_bytes() > 0) mark(Mark::truncated_frame);
   links_.lose_link(it);
-  // Capped exponential backoff with up to 25 % jitter, so a healed
-  // partition is not redialled by everyone in the same instant.
-  const Duration jitter = Duration::nanoseconds(static_cast<std::int64_t>(
-      prng_.below(static_cast<std::uint64_t>(out.backoff.ns() / 4 + 1))));
-  out.next_attempt = now_ + out.backoff + jitter;
-  out.backoff = std::min(out.backoff * 2, config_.reconnect_backoff_max);
-  WEFT_ASSERT(out.state() == OutboundState::idle && out.next_attempt > now_);
+  out.redial.lost(now_, prng_);
+  WEFT_ASSERT(out.state() == OutboundState::idle && out.redial.next_attempt() > now_);
   if (cause == LinkDownCause::refused) suspect_refused(peer);
 }
 
@@ -297,7 +291,7 @@ void Kernel::on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payl
     links_.queue_transmit(it);
   }
   links_.establish(it, MemberId{hello.value.address.to_owned(), Incarnation{hello.value.incarnation}});
-  out.backoff = config_.reconnect_backoff_min;
+  out.redial.reset();
   WEFT_ASSERT(out.state() == OutboundState::established && (!config_.auth.enabled() || !out.handshake.empty()));
   observe(*out.peer);
 }

@@ -61,6 +61,7 @@ std::optional<NodeAddress> Kernel::leader() const {
 bool Kernel::converged() const { return seen_.covers(members_.members(), unreachable_view_); }
 
 void Kernel::start_membership() {
+  WEFT_ASSERT(started_);  // the first input starts membership, once
   sorted_seeds_ = config_.seeds;
   std::sort(sorted_seeds_.begin(), sorted_seeds_.end());
   sorted_seeds_.erase(std::unique(sorted_seeds_.begin(), sorted_seeds_.end()), sorted_seeds_.end());
@@ -72,6 +73,7 @@ void Kernel::start_membership() {
   timers_.arm(Timer::heartbeat, now_ + config_.heartbeat_interval);
   events_.push_back(MemberEvent{Member{self_, MemberStatus::joining}, false, MemberStatus::joining});
   on_state_changed();
+  WEFT_ASSERT(self_status() == MemberStatus::joining);
 }
 
 void Kernel::on_state_changed() {
@@ -86,6 +88,7 @@ void Kernel::on_state_changed() {
   if (started_ && gossip_targets_.peers.empty() && !timers_.armed(Timer::join)) {
     timers_.arm(Timer::join, now_);
   }
+  WEFT_ASSERT(!started_ || !gossip_targets_.peers.empty() || timers_.armed(Timer::join));  // never alone and idle
 }
 
 // A change (or news of who has seen it) waits for no round: the next round
@@ -96,6 +99,7 @@ void Kernel::hasten_gossip(bool is_converged) {
   if (!started_ || is_converged) return;
   const Instant soonest = std::max(now_, last_gossip_ + config_.gossip_interval / 4);
   timers_.arm_no_later(Timer::gossip, soonest);
+  WEFT_ASSERT(timers_.deadline(Timer::gossip) <= soonest);
 }
 
 void Kernel::update_reachability_view() {
@@ -127,6 +131,14 @@ void Kernel::update_reachability_view() {
     }
   }
   unreachable_view_ = std::move(view);
+  // Strictly increasing: is_unreachable() and the walks above binary-search it.
+  WEFT_ASSERT(std::adjacent_find(unreachable_view_.begin(), unreachable_view_.end(),
+                                 [](const MemberId& a, const MemberId& b) { return !(a < b); }) ==
+              unreachable_view_.end());
+  // Every member in the view has its downing clock running (the leader
+  // judges by it; a missing one would never be downed).
+  WEFT_ASSERT(std::all_of(unreachable_view_.begin(), unreachable_view_.end(),
+                          [&](const MemberId& id) { return unreachable_since_.count(id.address) != 0; }));
 }
 
 void Kernel::emit_member_changes(const std::vector<Member>& before) {
@@ -154,6 +166,7 @@ void Kernel::apply_status(const NodeAddress& address, MemberStatus status) {
   if (status == m->status) return;
   const std::vector<Member> before(members_.members().begin(), members_.members().end());
   members_.merge(Member{m->id, status});
+  WEFT_ASSERT(members_.find(address)->status == status);  // m may dangle after the merge
   emit_member_changes(before);
   on_state_changed();
 }
@@ -316,11 +329,14 @@ void Kernel::shut_down(bool downed) {
   }
   for (const auto& [link, in] : links_.inbound()) close_inbound(link, CloseReason::shutting_down);
   events_.push_back(ShutdownEvent{downed});
+  for (const auto& [address, out] : links_.outbound()) WEFT_ASSERT(out.retired());
+  for (const auto& [link, in] : links_.inbound()) WEFT_ASSERT(in.closed());
 }
 
 void Kernel::rejoin() {
   mark(Mark::rejoined_after_down);
   const Member* me = members_.find(self_.address);
+  WEFT_ASSERT(me != nullptr && (me->status == MemberStatus::down || me->status == MemberStatus::removed));
   self_.incarnation = Incarnation{std::max(me->incarnation().value, self_.incarnation.value) + 1};
   for (const auto& [address, out] : links_.outbound()) {
     if (!out.retired()) close_outbound(address, CloseReason::rejoining);
@@ -335,6 +351,8 @@ void Kernel::rejoin() {
   emit_member_changes(before);
   timers_.arm(Timer::join, now_);
   on_state_changed();
+  const Member* reborn = members_.find(self_.address);
+  WEFT_ASSERT(reborn != nullptr && reborn->id == self_ && reborn->status == MemberStatus::joining);
 }
 
 void Kernel::leave(Instant now) {
@@ -342,6 +360,7 @@ void Kernel::leave(Instant now) {
   if (shut_down_ || leaving_) return;
   leaving_ = true;
   if (self_status() < MemberStatus::leaving) apply_status(self_.address, MemberStatus::leaving);
+  WEFT_ASSERT(self_status() >= MemberStatus::leaving);
   links_.sweep();
 }
 

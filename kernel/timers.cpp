@@ -1,3 +1,5 @@
+// Names of the kernel's timers, for diagnostics and test output; the timers
+// and their table are in timers.hpp.
 #include "kernel/timers.hpp"
 
 namespace weft {

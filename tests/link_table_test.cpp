@@ -21,7 +21,7 @@ using OutboundIt = LinkTable::OutboundIt;
 using InboundIt = LinkTable::InboundIt;
 
 constexpr std::uint32_t kMaxFrame = 1U << 16;
-const Duration kBackoff = Duration::milliseconds(100);
+const RedialBackoff::Options kBackoff{Duration::milliseconds(100), Duration::seconds(5)};
 
 Instant at_ms(std::int64_t ms) { return Instant::epoch() + Duration::milliseconds(ms); }
 NodeAddress address(std::uint16_t port) { return NodeAddress{"10.0.0.2", port}; }
@@ -29,7 +29,7 @@ MemberId member(std::uint16_t port) { return MemberId{address(port), Incarnation
 
 // A record for `peer` brought to `state` by legal moves.
 OutboundIt outbound_in(LinkTable& table, O state, std::uint16_t port = 7000) {
-  const OutboundIt it = table.add_outbound(address(port), kMaxFrame, at_ms(0), kBackoff);
+  const OutboundIt it = table.add_outbound(address(port), kMaxFrame, RedialBackoff(kBackoff, at_ms(0)));
   if (state == O::idle) return it;
   if (state == O::retired) {
     table.retire(it);
@@ -49,7 +49,7 @@ void move_outbound(LinkTable& table, OutboundIt it, O to) {
   switch (to) {
     case O::idle:
       if (it->second.retired()) {
-        table.revive(it, at_ms(1));
+        table.revive(it);
       } else {
         table.lose_link(it);
       }
@@ -165,10 +165,10 @@ TEST(LinkTable, TheLinkIndexFollowsTheRecordsLink) {
 
 TEST(LinkTable, DueDialsComeInAddressOrderAndOnlyWhenDue) {
   LinkTable table;
-  const OutboundIt late = table.add_outbound(address(7003), kMaxFrame, at_ms(50), kBackoff);
-  const OutboundIt b = table.add_outbound(address(7002), kMaxFrame, at_ms(10), kBackoff);
-  const OutboundIt a = table.add_outbound(address(7001), kMaxFrame, at_ms(10), kBackoff);
-  const OutboundIt gone = table.add_outbound(address(7000), kMaxFrame, at_ms(0), kBackoff);
+  const OutboundIt late = table.add_outbound(address(7003), kMaxFrame, RedialBackoff(kBackoff, at_ms(50)));
+  const OutboundIt b = table.add_outbound(address(7002), kMaxFrame, RedialBackoff(kBackoff, at_ms(10)));
+  const OutboundIt a = table.add_outbound(address(7001), kMaxFrame, RedialBackoff(kBackoff, at_ms(10)));
+  const OutboundIt gone = table.add_outbound(address(7000), kMaxFrame, RedialBackoff(kBackoff, at_ms(0)));
   table.retire(gone);
   EXPECT_EQ(table.earliest_dial(), at_ms(10));  // a retired record is not waiting
   const std::vector<OutboundIt> due = table.take_due_dials(at_ms(10));
@@ -232,7 +232,7 @@ TEST(LinkTable, SweepErasesTheClosedAndKeepsTheRevived) {
   table.queue_transmit(closed);
   table.retire(revived);
   table.retire(table.find_outbound(address(7003)));
-  table.revive(revived, at_ms(10));
+  table.revive(revived);
   table.close(closed);
   table.sweep();
   EXPECT_EQ(table.outbound().size(), 2U);

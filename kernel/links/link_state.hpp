@@ -19,8 +19,9 @@
 //     |
 //     '--> erased by the next sweep (LinkTable::sweep)
 //
-//   idle         no link. Waiting for its dial (next_attempt; the backoff
-//                once a link was lost); always in the dial-waiting list.
+//   idle         no link. Waiting for its dial at redial.next_attempt()
+//                (the backoff, kernel/links/redial_backoff.hpp, once a link
+//                was lost); always in the dial-waiting list.
 //   dialing      a ConnectCommand is out and the link id is indexed;
 //                nothing is lent and no bytes arrive before handle_link_up.
 //   handshaking  connected; our hello goes first; the acceptor's hello

@@ -77,23 +77,20 @@ void InboundLink::check() const {
 // --- Outbound moves
 
 LinkTable::OutboundIt LinkTable::add_outbound(const NodeAddress& peer, std::uint32_t max_frame_bytes,
-                                              Instant first_attempt, Duration backoff) {
-  const auto [it, added] = outbound_.emplace(peer, OutboundLink(max_frame_bytes));
+                                              RedialBackoff backoff) {
+  const auto [it, added] = outbound_.emplace(peer, OutboundLink(max_frame_bytes, backoff));
   WEFT_ASSERT(added);
   const bool indexed = outbound_index_.emplace(peer, it).second;
   WEFT_ASSERT(indexed);
-  it->second.next_attempt = first_attempt;
-  it->second.backoff = backoff;
   queue_dial(it);
   it->second.check();
   return it;
 }
 
-void LinkTable::revive(OutboundIt it, Instant next_attempt) {
+void LinkTable::revive(OutboundIt it) {
   OutboundLink& out = it->second;
   WEFT_ASSERT(out.retired());  // idle is reachable from elsewhere too
   out.move_to(OutboundState::idle);
-  out.next_attempt = next_attempt;
   queue_dial(it);
   out.check();
 }
@@ -228,7 +225,7 @@ const std::vector<LinkTable::OutboundIt>& LinkTable::take_due_dials(Instant now)
   std::erase_if(dial_waiting_, [&](OutboundIt it) {
     OutboundLink& out = it->second;
     WEFT_ASSERT(out.dial_queued && (out.state() == OutboundState::idle || out.retired()));
-    if (out.state() == OutboundState::idle && out.next_attempt > now) return false;
+    if (out.state() == OutboundState::idle && out.redial.next_attempt() > now) return false;
     out.dial_queued = false;
     if (out.state() == OutboundState::idle) dial_due_.push_back(it);
     return true;
@@ -242,7 +239,7 @@ const std::vector<LinkTable::OutboundIt>& LinkTable::take_due_dials(Instant now)
 Instant LinkTable::earliest_dial() const {
   Instant earliest = Instant::never();
   for (const OutboundIt& it : dial_waiting_) {
-    if (it->second.state() == OutboundState::idle) earliest = std::min(earliest, it->second.next_attempt);
+    if (it->second.state() == OutboundState::idle) earliest = std::min(earliest, it->second.redial.next_attempt());
   }
   return earliest;
 }

@@ -3,10 +3,11 @@
 // the records that may have work (those that may transmit, those waiting to
 // dial, accepted links awaiting their hello) and erase closed ones at the
 // end of an input. The protocol on a link (hellos, proofs, what a frame
-// means, backoff policy, commands to the driver) is the Kernel's
-// (kernel/kernel_links.cpp); this file holds the records and moves them
-// between the states of kernel/links/link_state.hpp, asserting each move
-// and the data each state promises.
+// means, commands to the driver) is the Kernel's (kernel/kernel_links.cpp),
+// and when to redial is each record's RedialBackoff
+// (kernel/links/redial_backoff.hpp); this file holds the records and moves
+// them between the states of kernel/links/link_state.hpp, asserting each
+// move and the data each state promises.
 //
 // Order. The records live in ordered maps (outbound by address, inbound by
 // link id) and every walk of them takes that order, so nothing here feeds
@@ -41,6 +42,7 @@
 #include "kernel/ids.hpp"
 #include "kernel/links/key_queue.hpp"
 #include "kernel/links/link_state.hpp"
+#include "kernel/links/redial_backoff.hpp"
 #include "kernel/prng.hpp"
 #include "kernel/time.hpp"
 #include "kernel/wire/frame.hpp"
@@ -66,7 +68,7 @@ struct LinkHash {
 // the frames waiting for it. Frames queue here while the link connects or
 // redials, within the configured bounds.
 struct OutboundLink {
-  explicit OutboundLink(std::uint32_t max_frame_bytes) : decoder(max_frame_bytes) {}
+  OutboundLink(std::uint32_t max_frame_bytes, RedialBackoff backoff) : decoder(max_frame_bytes), redial(backoff) {}
 
   OutboundState state() const { return state_; }
   // A link that can be lent bytes (the driver reported it up).
@@ -92,8 +94,7 @@ struct OutboundLink {
   std::size_t user_head = 0;
   std::uint64_t user_frames = 0;        // frames queued in `user`, for link_lost counts
   std::vector<std::uint8_t> in_flight;  // lent by poll_transmit until handle_sent
-  Instant next_attempt;                 // idle: dial no earlier
-  Duration backoff;                     // the wait after the next loss
+  RedialBackoff redial;                 // idle: dial no earlier than redial.next_attempt()
   // Orthogonal to the state, so flags: a write is in flight (only while
   // connected; a lost link drops it), and membership of the table's two
   // queues (a record leaves a queue when the queue hands it out, whatever
@@ -199,11 +200,11 @@ class LinkTable {
   bool found(InboundIt it) const { return it != inbound_.end(); }
 
   // --- outbound moves (link_state.hpp); each asserts its from-state
-  // A new idle record for `peer`, to dial at `first_attempt`.
-  OutboundIt add_outbound(const NodeAddress& peer, std::uint32_t max_frame_bytes, Instant first_attempt,
-                          Duration backoff);
-  // retired -> idle: something was queued for the peer before the sweep.
-  void revive(OutboundIt it, Instant next_attempt);
+  // A new idle record for `peer`, to dial at backoff.next_attempt().
+  OutboundIt add_outbound(const NodeAddress& peer, std::uint32_t max_frame_bytes, RedialBackoff backoff);
+  // retired -> idle: something was queued for the peer before the sweep;
+  // it dials at its redial.next_attempt(), which the caller sets.
+  void revive(OutboundIt it);
   // idle -> dialing, under a fresh link id (the driver's ConnectCommand).
   LinkId dial(OutboundIt it);
   // dialing -> handshaking: the driver connected it.
@@ -261,13 +262,14 @@ class LinkTable {
   }
 
   // --- the records waiting to dial
-  // Lists an idle record for its dial (at its next_attempt).
+  // Lists an idle record for its dial (at its redial.next_attempt()).
   void queue_dial(OutboundIt it);
-  // The idle records whose next_attempt has come, in address order, taken
-  // off the waiting list (retired ones leave it too). The span is valid
-  // until the next call.
+  // The idle records whose redial.next_attempt() has come, in address
+  // order, taken off the waiting list (retired ones leave it too). The span
+  // is valid until the next call.
   const std::vector<OutboundIt>& take_due_dials(Instant now);
-  // The earliest next_attempt among the idle records; never when none.
+  // The earliest redial.next_attempt() among the idle records; never when
+  // none.
   Instant earliest_dial() const;
 
   // Erases the records closed since the last sweep, and their queue and
