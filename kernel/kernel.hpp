@@ -88,6 +88,10 @@ struct KernelCounters {
   std::uint64_t dead_letters[kDeadLetterReasonCount] = {};
   std::uint64_t marks[kMarkCount] = {};
   std::uint64_t ingest_rejected = 0;
+  // Control frames not queued because they exceed max_frame_bytes: the
+  // gossip state outgrew the frame (about 40 bytes a member), so this node
+  // cannot gossip its state until max_frame_bytes is raised.
+  std::uint64_t control_too_large = 0;
   // Authenticated links the dialer dropped after our proof and before its
   // own: usually a dialer holding none of our keys (it counts bad_proof).
   std::uint64_t handshakes_abandoned = 0;

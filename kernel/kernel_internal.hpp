@@ -41,7 +41,10 @@ template <class Message>
 void Kernel::send_control(const NodeAddress& peer, const Message& message) {
   Outbound& out = outbound(peer);
   if (wire::append_frame(out.control, message, config_.max_frame_bytes) != wire::WireError::none) {
-    return;  // a control message never exceeds a frame; gossip is bounded far below
+    // Only a gossip state can outgrow a frame (it grows with the cluster;
+    // max_frame_bytes may be as low as 4096): counted, never silent.
+    ++counters_.control_too_large;
+    return;
   }
   ++counters_.frames_out;
   if (out.control.size() > config_.max_outbound_control_bytes) {

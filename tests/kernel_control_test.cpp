@@ -1,0 +1,56 @@
+// Goal: a control frame that cannot fit max_frame_bytes (a gossip state
+// that outgrew it as the cluster grew) is counted, never dropped silently,
+// and nothing smaller is.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernel/drain.hpp"
+#include "kernel/kernel.hpp"
+#include "kernel/wire/frame.hpp"
+#include "kernel/wire/handshake.hpp"
+
+namespace weft {
+namespace {
+
+template <class Message>
+std::vector<std::uint8_t> frame(const Message& message) {
+  std::vector<std::uint8_t> bytes;
+  EXPECT_EQ(wire::append_frame(bytes, message), wire::WireError::none);
+  return bytes;
+}
+
+void join_from(Kernel& k, Instant now, int n) {
+  const LinkId link = k.handle_link_accepted(now);
+  wire::Hello hello;
+  hello.cluster_name = "weft";
+  const std::string host = "10.1." + std::to_string(n / 200) + "." + std::to_string(n % 200 + 1);
+  hello.address = wire::AddressView{host, 7000};
+  hello.incarnation = 1;
+  k.handle_bytes(now, link, frame(hello));
+  k.handle_bytes(now, link, frame(wire::Join{}));
+  (void)drain(k, [](LinkCommand&&) {}, [](const Transmit&) {}, [](Event&&) { return true; });
+}
+
+TEST(KernelControl, GossipStateOutgrowingTheFrameIsCounted) {
+  Config c;
+  c.self = NodeAddress{"10.0.0.1", 7000};
+  c.seeds = {c.self};
+  c.max_frame_bytes = 4096;  // the smallest validate() allows: about a hundred members
+  ASSERT_TRUE(c.validate().empty());
+  Kernel k(c, 1);
+  const Instant now = Instant::from_ns(1'000'000'000);
+  k.handle_tick(now);
+
+  // Each join is answered with this node's whole state.
+  for (int n = 0; n < 20; ++n) join_from(k, now, n);
+  EXPECT_EQ(k.counters().control_too_large, 0U) << "21 members fit a 4 KiB frame";
+  const std::uint64_t states_sent = k.counters().gossip_states_sent;
+  for (int n = 20; n < 300; ++n) join_from(k, now, n);
+  EXPECT_GT(k.counters().control_too_large, 0U) << "301 members do not";
+  EXPECT_LT(k.counters().control_too_large, k.counters().gossip_states_sent - states_sent)
+      << "only the states past the frame are refused";
+}
+
+}  // namespace
+}  // namespace weft
