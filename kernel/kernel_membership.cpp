@@ -284,6 +284,8 @@ bool Kernel::overwrite_members(const MemberTable& incoming) {
   if (result == members_) return false;
   members_ = std::move(result);
   gossip_targets_.valid = false;  // the assigned table's version may repeat one cached
+  heal_candidates_.valid = false;
+  link_sweep_.valid = false;
   return true;
 }
 
@@ -422,8 +424,21 @@ void Kernel::heal_probe() {
   WEFT_ASSERT(!config_.mutations.heal_probe_off && timers_.due(Timer::heal_probe, now_));
   if (config_.mutations.joiners_up_late) leader_actions();  // its only chance to move joiners up
   timers_.arm(Timer::heal_probe, now_ + config_.join_retry_interval);
-  // Seeds not live and members not live, but self: both lists are sorted
-  // and unique, so their union is a merge, not a sort.
+  const std::vector<NodeAddress>& candidates = heal_candidates();
+  if (candidates.empty()) return;
+  send_control(candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_, seen_.size()});
+}
+
+// heal_probe's candidates: seeds not live and members not live, but self,
+// in address order. Rebuilt only when the member table changed: with every
+// node a seed, the walk compared a thousand host strings per probe.
+const std::vector<NodeAddress>& Kernel::heal_candidates() {
+  HealCandidates& cache = heal_candidates_;
+  if (cache.valid && cache.members_version == members_.version()) return cache.addresses;
+  cache.valid = true;
+  cache.members_version = members_.version();
+  cache.addresses.clear();
+  // Both lists are sorted and unique, so their union is a merge, not a sort.
   const std::span<const Member> members = members_.members();
   std::vector<const NodeAddress*> seeds;
   auto member = members.begin();
@@ -439,8 +454,8 @@ void Kernel::heal_probe() {
   std::vector<const NodeAddress*> candidates;
   std::set_union(seeds.begin(), seeds.end(), gone.begin(), gone.end(), std::back_inserter(candidates),
                  [](const NodeAddress* a, const NodeAddress* b) { return *a < *b; });
-  if (candidates.empty()) return;
-  send_control(*candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_, seen_.size()});
+  for (const NodeAddress* address : candidates) cache.addresses.push_back(*address);
+  return cache.addresses;
 }
 
 void Kernel::close_idle_links(bool joining) {
@@ -468,9 +483,20 @@ void Kernel::close_idle_links(bool joining) {
     for (const auto& [address, out] : outbound_links) close_if_idle(address, out, is_live_at(member, address));
     return;
   }
-  auto it = outbound_links.upper_bound(link_sweep_cursor_);
-  auto member = std::lower_bound(members.begin(), members.end(), it == outbound_links.end() ? NodeAddress{} : it->first,
-                                 [](const Member& m, const NodeAddress& a) { return m.address() < a; });
+  // Where the last round stopped, found again without a search while it
+  // can be: the record at the cursor, if no record was erased since, is
+  // still there (its successor is the upper bound); the member walk, if the
+  // table did not change, resumes where it stopped (every member before it
+  // lies below the cursor, so below the next link too).
+  LinkSweep& sweep = link_sweep_;
+  const bool resume = sweep.valid && sweep.erasures == links_.outbound_erasures();
+  WEFT_ASSERT(!resume || sweep.at->first == link_sweep_cursor_);
+  auto it = resume ? std::next(sweep.at) : outbound_links.upper_bound(link_sweep_cursor_);
+  auto member = sweep.valid && sweep.members_version == members_.version()
+                    ? members.begin() + static_cast<std::ptrdiff_t>(sweep.member)
+                    : std::lower_bound(members.begin(), members.end(),
+                                       it == outbound_links.end() ? NodeAddress{} : it->first,
+                                       [](const Member& m, const NodeAddress& a) { return m.address() < a; });
   for (std::size_t n = 0; n < kLinkSweepPerRound; ++n) {
     if (it == outbound_links.end()) {
       it = outbound_links.begin();
@@ -478,8 +504,15 @@ void Kernel::close_idle_links(bool joining) {
     }
     close_if_idle(it->first, it->second, is_live_at(member, it->first));
     link_sweep_cursor_ = it->first;
+    sweep.at = it;
     ++it;
   }
+  // close_if_idle only retires records (erasing is the sweep's), and leaves
+  // the member table as it was.
+  sweep.valid = true;
+  sweep.erasures = links_.outbound_erasures();
+  sweep.members_version = members_.version();
+  sweep.member = static_cast<std::size_t>(member - members.begin());
 }
 
 // Live members but self, in address order, and those among them that have
