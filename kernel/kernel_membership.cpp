@@ -3,6 +3,7 @@
 // exiting, removed, down; membership/leader_actions.hpp), tombstones, and
 // rejoining after being downed while alive.
 #include <algorithm>
+#include <array>
 
 #include "kernel/kernel.hpp"
 #include "kernel/kernel_internal.hpp"
@@ -19,6 +20,25 @@ constexpr std::size_t kJoinContacts = 5;
 
 // Outbound links looked at per gossip round for closing (close_idle_links).
 constexpr std::size_t kLinkSweepPerRound = 16;
+
+// The element at `pick` of `pool` (sorted, unique) once the elements in
+// `chosen` are taken out of it, as if they had been erased.
+std::uint32_t nth_not_chosen(const std::vector<std::uint32_t>& pool, std::size_t pick,
+                             std::span<const std::uint32_t> chosen) {
+  std::array<std::size_t, 16> gone{};
+  std::size_t gone_count = 0;
+  for (const std::uint32_t c : chosen) {
+    const auto at = std::lower_bound(pool.begin(), pool.end(), c);
+    if (at != pool.end() && *at == c) gone[gone_count++] = static_cast<std::size_t>(at - pool.begin());
+  }
+  std::sort(gone.begin(), gone.begin() + static_cast<std::ptrdiff_t>(gone_count));
+  std::size_t position = pick;
+  for (std::size_t i = 0; i < gone_count; ++i) {
+    if (gone[i] <= position) ++position;
+  }
+  WEFT_ASSERT(position < pool.size());
+  return pool[position];
+}
 
 std::uint64_t combined_digest(const MemberTable& members, const ReachabilityTable& reachability) {
   return fingerprint_u64(members.digest(), reachability.digest());
@@ -469,7 +489,9 @@ void Kernel::close_idle_links(bool joining) {
   // thousand peers does not walk them all five times a second.
   const std::span<const Member> members = members_.members();
   const auto close_if_idle = [&](const NodeAddress& address, const Outbound& out, bool live) {
-    if (out.retired() || out.writing || live || !out.control.empty() || out.user_queued() > 0) return;
+    // Liveness first: it needs only the key, and most links are to live
+    // members, so the record's own fields (other cache lines) stay unread.
+    if (live || out.retired() || out.writing || !out.control.empty() || out.user_queued() > 0) return;
     const bool joining_seed = joining && std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), address);
     if (!joining_seed) close_outbound(address, CloseReason::peer_gone);
   };
@@ -579,22 +601,30 @@ void Kernel::gossip_round() {
   if (shut_down_) return;
 
   refresh_gossip_targets();
-  // Copies: each pick below leaves both pools.
-  std::vector<std::uint32_t> peers = gossip_targets_.peers;
-  std::vector<std::uint32_t> unseen = gossip_targets_.unseen;
+  const std::vector<std::uint32_t>& peers = gossip_targets_.peers;
+  const std::vector<std::uint32_t>& unseen = gossip_targets_.unseen;  // a subset of peers
   const std::span<const Member> members = members_.members();
   close_idle_links(peers.empty());
 
   // Push-pull: a digest to `fanout` peers, preferring ones that have not
   // seen this state (Akka's biased gossip); the state follows only where the
-  // digests differ.
-  for (std::uint32_t i = 0; i < config_.gossip_fanout && !peers.empty(); ++i) {
-    std::vector<std::uint32_t>& pool = (!unseen.empty() && prng_.chance(Ratio{4, 5})) ? unseen : peers;
-    const std::size_t pick = prng_.below(pool.size());
-    const std::uint32_t chosen = pool[pick];
-    send_control(members[chosen].address(), wire::GossipDigest{digest_, seen_.size()});
-    std::erase(peers, chosen);
-    std::erase(unseen, chosen);
+  // digests differ. Each pick leaves both pools: the pools stay as cached
+  // and the picks are skipped over (at most 16), rather than copying a
+  // thousand peers and erasing from the copies every round.
+  std::array<std::uint32_t, 16> chosen{};
+  std::size_t chosen_count = 0;
+  std::size_t peers_left = peers.size();
+  std::size_t unseen_left = unseen.size();
+  WEFT_ASSERT(config_.gossip_fanout <= chosen.size());
+  for (std::uint32_t i = 0; i < config_.gossip_fanout && peers_left > 0; ++i) {
+    const bool from_unseen = unseen_left > 0 && prng_.chance(Ratio{4, 5});
+    const std::vector<std::uint32_t>& pool = from_unseen ? unseen : peers;
+    const std::size_t pick = prng_.below(from_unseen ? unseen_left : peers_left);
+    const std::uint32_t picked = nth_not_chosen(pool, pick, std::span(chosen.data(), chosen_count));
+    send_control(members[picked].address(), wire::GossipDigest{digest_, seen_.size()});
+    --peers_left;
+    if (std::binary_search(unseen.begin(), unseen.end(), picked)) --unseen_left;
+    chosen[chosen_count++] = picked;
   }
 }
 
