@@ -60,7 +60,7 @@ class Flight {
   }
   void clear() {
     chunks_.clear();
-    bytes_.clear();
+    wire::drain_buffer(bytes_);
     chunk_head_ = 0;
     byte_head_ = 0;
   }
