@@ -12,7 +12,9 @@
 // iterates in the same order on every run.
 #pragma once
 
+#include <bit>
 #include <compare>
+#include <cstring>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,12 +22,64 @@
 
 namespace weft {
 
+namespace detail {
+
+// Byte-wise lexicographic comparison of two strings, as std::string's own
+// (char_traits<char>::compare is memcmp: unsigned bytes, then the shorter
+// first), inlined eight bytes at a time. Member tables, seen sets and link
+// indexes compare host strings of a dozen bytes millions of times a run, and
+// a call into the C library per comparison was an eighth of a 1000-node
+// simulation.
+inline std::uint64_t load_be64(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+  return v;
+}
+
+inline std::strong_ordering compare_bytes(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size() < b.size() ? a.size() : b.size();
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const std::uint64_t x = load_be64(a.data() + i);
+    const std::uint64_t y = load_be64(b.data() + i);
+    if (x != y) return x <=> y;
+  }
+  for (; i < n; ++i) {
+    const auto x = static_cast<unsigned char>(a[i]);
+    const auto y = static_cast<unsigned char>(b[i]);
+    if (x != y) return x <=> y;
+  }
+  return a.size() <=> b.size();
+}
+
+inline bool equal_bytes(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  std::size_t i = 0;
+  for (; i + 8 <= a.size(); i += 8) {
+    if (load_be64(a.data() + i) != load_be64(b.data() + i)) return false;
+  }
+  for (; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+
 struct NodeAddress {
   std::string host;
   std::uint16_t port = 0;
 
-  friend auto operator<=>(const NodeAddress&, const NodeAddress&) = default;
-  friend bool operator==(const NodeAddress&, const NodeAddress&) = default;
+  // By host, then port: what a defaulted comparison gives, without the call
+  // into memcmp (detail::compare_bytes).
+  friend std::strong_ordering operator<=>(const NodeAddress& a, const NodeAddress& b) {
+    if (const auto by_host = detail::compare_bytes(a.host, b.host); by_host != 0) return by_host;
+    return a.port <=> b.port;
+  }
+  friend bool operator==(const NodeAddress& a, const NodeAddress& b) {
+    return a.port == b.port && detail::equal_bytes(a.host, b.host);
+  }
 
   // "host:port"; an IPv6 host is bracketed: "[::1]:7000".
   std::string to_string() const;

@@ -236,6 +236,7 @@ class Kernel {
   void refresh_gossip_targets();
   void hasten_gossip(bool is_converged);
   void heal_probe();
+  const std::vector<NodeAddress>& heal_candidates();
   void join_attempt();
   void close_idle_links(bool joining);
   void send_gossip_state(const NodeAddress& peer);
@@ -309,12 +310,26 @@ class Kernel {
     std::vector<std::uint32_t> unseen;  // the subset of peers not in seen_
   };
   GossipTargets gossip_targets_;                 // refresh_gossip_targets()
+  struct HealCandidates {
+    bool valid = false;
+    std::uint64_t members_version = 0;
+    std::vector<NodeAddress> addresses;  // sorted
+  };
+  HealCandidates heal_candidates_;               // heal_candidates()
   std::map<NodeAddress, Instant> unreachable_since_;
   std::map<NodeAddress, Instant> down_since_;
   std::map<NodeAddress, Instant> removed_since_;
   std::vector<MemberId> unreachable_view_;       // sorted; for ReachabilityEvents
   std::vector<NodeAddress> sorted_seeds_;        // config_.seeds, sorted and unique
   NodeAddress link_sweep_cursor_;                // close_idle_links resumes after it
+  struct LinkSweep {                             // close_idle_links: where it stopped
+    bool valid = false;
+    std::uint64_t erasures = 0;                  // links_.outbound_erasures() then
+    LinkTable::Outbounds::const_iterator at;     // the record at the cursor
+    std::uint64_t members_version = 0;
+    std::size_t member = 0;                      // members_ before it lie below the cursor
+  };
+  LinkSweep link_sweep_;
   Instant last_gossip_;                          // when gossip_round last ran
 
   // Failure detection.

@@ -454,10 +454,13 @@ void Kernel::handle_sent(Instant now, LinkId link) {
   // An outbound link closed or lost meanwhile, or an inbound one gone
   // down, is found nowhere. A call with no write in flight changes nothing
   // but a look at the link (test harnesses make such calls).
+  // What was lent is written: its buffer is drained (wire::drain_buffer).
   if (const OutboundIt out = links_.outbound_of(link); links_.found(out)) {
+    if (out->second.writing) wire::drain_buffer(out->second.in_flight);
     out->second.writing = false;
     links_.queue_transmit(out);
   } else if (const InboundIt in = links_.find_inbound(link); links_.found(in)) {
+    if (in->second.writing) wire::drain_buffer(in->second.in_flight);
     in->second.writing = false;
     links_.queue_transmit(in);
   }

@@ -3,6 +3,7 @@
 // exiting, removed, down; membership/leader_actions.hpp), tombstones, and
 // rejoining after being downed while alive.
 #include <algorithm>
+#include <array>
 
 #include "kernel/kernel.hpp"
 #include "kernel/kernel_internal.hpp"
@@ -19,6 +20,25 @@ constexpr std::size_t kJoinContacts = 5;
 
 // Outbound links looked at per gossip round for closing (close_idle_links).
 constexpr std::size_t kLinkSweepPerRound = 16;
+
+// The element at `pick` of `pool` (sorted, unique) once the elements in
+// `chosen` are taken out of it, as if they had been erased.
+std::uint32_t nth_not_chosen(const std::vector<std::uint32_t>& pool, std::size_t pick,
+                             std::span<const std::uint32_t> chosen) {
+  std::array<std::size_t, 16> gone{};
+  std::size_t gone_count = 0;
+  for (const std::uint32_t c : chosen) {
+    const auto at = std::lower_bound(pool.begin(), pool.end(), c);
+    if (at != pool.end() && *at == c) gone[gone_count++] = static_cast<std::size_t>(at - pool.begin());
+  }
+  std::sort(gone.begin(), gone.begin() + static_cast<std::ptrdiff_t>(gone_count));
+  std::size_t position = pick;
+  for (std::size_t i = 0; i < gone_count; ++i) {
+    if (gone[i] <= position) ++position;
+  }
+  WEFT_ASSERT(position < pool.size());
+  return pool[position];
+}
 
 std::uint64_t combined_digest(const MemberTable& members, const ReachabilityTable& reachability) {
   return fingerprint_u64(members.digest(), reachability.digest());
@@ -301,6 +321,8 @@ bool Kernel::overwrite_members(const MemberTable& incoming) {
   if (result == members_) return false;
   members_ = std::move(result);
   gossip_targets_.valid = false;  // the assigned table's version may repeat one cached
+  heal_candidates_.valid = false;
+  link_sweep_.valid = false;
   return true;
 }
 
@@ -445,8 +467,21 @@ void Kernel::heal_probe() {
   WEFT_ASSERT(!config_.mutations.heal_probe_off && timers_.due(Timer::heal_probe, now_));
   if (config_.mutations.joiners_up_late) leader_actions();  // its only chance to move joiners up
   timers_.arm(Timer::heal_probe, now_ + config_.join_retry_interval);
-  // Seeds not live and members not live, but self: both lists are sorted
-  // and unique, so their union is a merge, not a sort.
+  const std::vector<NodeAddress>& candidates = heal_candidates();
+  if (candidates.empty()) return;
+  send_control(candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_, seen_.size()});
+}
+
+// heal_probe's candidates: seeds not live and members not live, but self,
+// in address order. Rebuilt only when the member table changed: with every
+// node a seed, the walk compared a thousand host strings per probe.
+const std::vector<NodeAddress>& Kernel::heal_candidates() {
+  HealCandidates& cache = heal_candidates_;
+  if (cache.valid && cache.members_version == members_.version()) return cache.addresses;
+  cache.valid = true;
+  cache.members_version = members_.version();
+  cache.addresses.clear();
+  // Both lists are sorted and unique, so their union is a merge, not a sort.
   const std::span<const Member> members = members_.members();
   std::vector<const NodeAddress*> seeds;
   auto member = members.begin();
@@ -462,8 +497,8 @@ void Kernel::heal_probe() {
   std::vector<const NodeAddress*> candidates;
   std::set_union(seeds.begin(), seeds.end(), gone.begin(), gone.end(), std::back_inserter(candidates),
                  [](const NodeAddress* a, const NodeAddress* b) { return *a < *b; });
-  if (candidates.empty()) return;
-  send_control(*candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_, seen_.size()});
+  for (const NodeAddress* address : candidates) cache.addresses.push_back(*address);
+  return cache.addresses;
 }
 
 void Kernel::close_idle_links(bool joining) {
@@ -477,7 +512,9 @@ void Kernel::close_idle_links(bool joining) {
   // thousand peers does not walk them all five times a second.
   const std::span<const Member> members = members_.members();
   const auto close_if_idle = [&](const NodeAddress& address, const Outbound& out, bool live) {
-    if (out.retired() || out.writing || live || !out.control.empty() || out.user_queued() > 0) return;
+    // Liveness first: it needs only the key, and most links are to live
+    // members, so the record's own fields (other cache lines) stay unread.
+    if (live || out.retired() || out.writing || !out.control.empty() || out.user_queued() > 0) return;
     const bool joining_seed = joining && std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), address);
     if (!joining_seed) close_outbound(address, CloseReason::peer_gone);
   };
@@ -491,9 +528,20 @@ void Kernel::close_idle_links(bool joining) {
     for (const auto& [address, out] : outbound_links) close_if_idle(address, out, is_live_at(member, address));
     return;
   }
-  auto it = outbound_links.upper_bound(link_sweep_cursor_);
-  auto member = std::lower_bound(members.begin(), members.end(), it == outbound_links.end() ? NodeAddress{} : it->first,
-                                 [](const Member& m, const NodeAddress& a) { return m.address() < a; });
+  // Where the last round stopped, found again without a search while it
+  // can be: the record at the cursor, if no record was erased since, is
+  // still there (its successor is the upper bound); the member walk, if the
+  // table did not change, resumes where it stopped (every member before it
+  // lies below the cursor, so below the next link too).
+  LinkSweep& sweep = link_sweep_;
+  const bool resume = sweep.valid && sweep.erasures == links_.outbound_erasures();
+  WEFT_ASSERT(!resume || sweep.at->first == link_sweep_cursor_);
+  auto it = resume ? std::next(sweep.at) : outbound_links.upper_bound(link_sweep_cursor_);
+  auto member = sweep.valid && sweep.members_version == members_.version()
+                    ? members.begin() + static_cast<std::ptrdiff_t>(sweep.member)
+                    : std::lower_bound(members.begin(), members.end(),
+                                       it == outbound_links.end() ? NodeAddress{} : it->first,
+                                       [](const Member& m, const NodeAddress& a) { return m.address() < a; });
   for (std::size_t n = 0; n < kLinkSweepPerRound; ++n) {
     if (it == outbound_links.end()) {
       it = outbound_links.begin();
@@ -501,8 +549,15 @@ void Kernel::close_idle_links(bool joining) {
     }
     close_if_idle(it->first, it->second, is_live_at(member, it->first));
     link_sweep_cursor_ = it->first;
+    sweep.at = it;
     ++it;
   }
+  // close_if_idle only retires records (erasing is the sweep's), and leaves
+  // the member table as it was.
+  sweep.valid = true;
+  sweep.erasures = links_.outbound_erasures();
+  sweep.members_version = members_.version();
+  sweep.member = static_cast<std::size_t>(member - members.begin());
 }
 
 // Live members but self, in address order, and those among them that have
@@ -569,22 +624,30 @@ void Kernel::gossip_round() {
   if (shut_down_) return;
 
   refresh_gossip_targets();
-  // Copies: each pick below leaves both pools.
-  std::vector<std::uint32_t> peers = gossip_targets_.peers;
-  std::vector<std::uint32_t> unseen = gossip_targets_.unseen;
+  const std::vector<std::uint32_t>& peers = gossip_targets_.peers;
+  const std::vector<std::uint32_t>& unseen = gossip_targets_.unseen;  // a subset of peers
   const std::span<const Member> members = members_.members();
   close_idle_links(peers.empty());
 
   // Push-pull: a digest to `fanout` peers, preferring ones that have not
   // seen this state (Akka's biased gossip); the state follows only where the
-  // digests differ.
-  for (std::uint32_t i = 0; i < config_.gossip_fanout && !peers.empty(); ++i) {
-    std::vector<std::uint32_t>& pool = (!unseen.empty() && prng_.chance(Ratio{4, 5})) ? unseen : peers;
-    const std::size_t pick = prng_.below(pool.size());
-    const std::uint32_t chosen = pool[pick];
-    send_control(members[chosen].address(), wire::GossipDigest{digest_, seen_.size()});
-    std::erase(peers, chosen);
-    std::erase(unseen, chosen);
+  // digests differ. Each pick leaves both pools: the pools stay as cached
+  // and the picks are skipped over (at most 16), rather than copying a
+  // thousand peers and erasing from the copies every round.
+  std::array<std::uint32_t, 16> chosen{};
+  std::size_t chosen_count = 0;
+  std::size_t peers_left = peers.size();
+  std::size_t unseen_left = unseen.size();
+  WEFT_ASSERT(config_.gossip_fanout <= chosen.size());
+  for (std::uint32_t i = 0; i < config_.gossip_fanout && peers_left > 0; ++i) {
+    const bool from_unseen = unseen_left > 0 && prng_.chance(Ratio{4, 5});
+    const std::vector<std::uint32_t>& pool = from_unseen ? unseen : peers;
+    const std::size_t pick = prng_.below(from_unseen ? unseen_left : peers_left);
+    const std::uint32_t picked = nth_not_chosen(pool, pick, std::span(chosen.data(), chosen_count));
+    send_control(members[picked].address(), wire::GossipDigest{digest_, seen_.size()});
+    --peers_left;
+    if (std::binary_search(unseen.begin(), unseen.end(), picked)) --unseen_left;
+    chosen[chosen_count++] = picked;
   }
 }
 

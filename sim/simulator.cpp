@@ -32,12 +32,20 @@ class Flight {
  public:
   bool empty() const { return chunk_head_ == chunks_.size(); }
   Instant front_arrival() const { return chunks_[chunk_head_].arrival; }
-  void push(Instant arrival, std::span<const std::uint8_t> bytes) {
+  // Makes room for a write of `size` bytes, pushed next in pieces.
+  void prepare(std::size_t size) {
     if (empty()) {
       clear();  // reuse the buffers from the start
     } else {
       compact();
     }
+    // One allocation for the write, not one per piece; geometric, so a
+    // direction that is never empty still grows in amortised O(1).
+    if (const std::size_t need = bytes_.size() + size; need > bytes_.capacity()) {
+      bytes_.reserve(std::max(need, 2 * bytes_.capacity()));
+    }
+  }
+  void push(Instant arrival, std::span<const std::uint8_t> bytes) {
     chunks_.push_back(ChunkMark{arrival, bytes.size()});
     bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
   }
@@ -60,7 +68,7 @@ class Flight {
   }
   void clear() {
     chunks_.clear();
-    bytes_.clear();
+    wire::drain_buffer(bytes_);
     chunk_head_ = 0;
     byte_head_ = 0;
   }
@@ -276,6 +284,7 @@ void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
   Instant arrival = std::max(c.wire_free[slot] + latency(), c.last_arrival[slot] + Duration::nanoseconds(1));
   if (!damaged.empty() && !reset_after) c.corrupt_arrival = arrival;  // the damaged header's chunk
   std::size_t at = 0;
+  flight.prepare(bytes.size());
   for (std::uint64_t piece = 0; piece < pieces && at < bytes.size(); ++piece) {
     const std::size_t left = bytes.size() - at;
     const std::size_t size =

@@ -153,13 +153,18 @@ void LinkTable::retire(OutboundIt it) {
 // --- Inbound moves
 
 LinkId LinkTable::accept(std::uint32_t max_frame_bytes, Instant hello_due) {
+  // A fresh id is the largest either table has seen, and hello_due (now
+  // plus a fixed timeout) never decreases: both go in at the end, so the
+  // hint saves a descent through a thousand cold tree nodes per accept.
   const LinkId id = fresh_id();
-  const auto [it, added] = inbound_.emplace(id, InboundLink(max_frame_bytes));
-  WEFT_ASSERT(added);
+  const std::size_t before = inbound_.size();
+  const auto it = inbound_.emplace_hint(inbound_.end(), id, InboundLink(max_frame_bytes));
+  WEFT_ASSERT(inbound_.size() == before + 1 && it->first == id);
   inbound_index_.emplace(id, it);
   it->second.hello_due = hello_due;
-  const bool listed = awaiting_hello_.emplace(hello_due, id).second;
-  WEFT_ASSERT(listed);
+  const std::size_t waiting = awaiting_hello_.size();
+  awaiting_hello_.emplace_hint(awaiting_hello_.end(), hello_due, id);
+  WEFT_ASSERT(awaiting_hello_.size() == waiting + 1);
   it->second.check();
   return id;
 }
@@ -266,6 +271,7 @@ void LinkTable::sweep() {
     WEFT_ASSERT(!found->second->second.link.has_value());
     outbound_.erase(found->second);
     outbound_index_.erase(found);
+    ++outbound_erasures_;
   }
   retired_out_.clear();
   WEFT_ASSERT(outbound_index_.size() == outbound_.size() && inbound_index_.size() == inbound_.size());

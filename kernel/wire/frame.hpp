@@ -22,6 +22,22 @@
 namespace weft::wire {
 
 inline constexpr std::size_t kFrameHeaderBytes = 4;
+// A link's byte buffers keep their capacity between writes and frames, so
+// steady traffic allocates nothing; one that grew past this for a rare large
+// frame (a whole gossip state at a thousand members is about 40 KB) gives
+// it back once drained, or a thousand nodes linked to a thousand peers each
+// hold gigabytes of dead capacity that every walk of their tables pays for
+// in cache and TLB misses.
+inline constexpr std::size_t kKeptBufferBytes = 16U << 10;
+
+// Empties `buffer`, and releases its memory if it grew past kKeptBufferBytes.
+inline void drain_buffer(std::vector<std::uint8_t>& buffer) {
+  if (buffer.capacity() > kKeptBufferBytes) {
+    std::vector<std::uint8_t>().swap(buffer);
+  } else {
+    buffer.clear();
+  }
+}
 inline constexpr std::uint32_t kDefaultMaxFrameBytes = 1U << 20;
 
 class FrameDecoder {
@@ -73,7 +89,7 @@ WireError FrameDecoder::feed(Bytes input, OnFrame&& on_frame) {
       on_frame(Bytes(partial_));
       gathering_ = false;
       header_filled_ = 0;
-      partial_.clear();
+      drain_buffer(partial_);
       continue;
     }
     // Fast path: frames wholly inside the input go to the caller in place.
