@@ -312,13 +312,15 @@ void Kernel::on_hello(InboundIt it, const wire::Hello& hello) {
   }
   const MemberId sender{hello.address.to_owned(), Incarnation{hello.incarnation}};
   wire::Hello reply = make_hello(fresh_nonce());
+  Proof proof{};  // reply.proof is a view: the bytes must outlive the encoding below
   if (config_.auth.enabled()) {
     links_.claim(it, sender);
     in.dialer_nonce = hello.nonce;
     in.our_nonce = reply.nonce;
     in.our_incarnation = reply.incarnation;
-    reply.proof = sign_handshake(config_.auth, HandshakeRole::acceptor, config_.cluster_name, HelloSide::of(hello),
-                                 HelloSide::of(reply));
+    proof = sign_handshake(config_.auth, HandshakeRole::acceptor, config_.cluster_name, HelloSide::of(hello),
+                           HelloSide::of(reply));
+    reply.proof = proof;
   }
   append_handshake_frame(in.control, reply);
   links_.queue_transmit(it);

@@ -71,7 +71,8 @@ TEST(KernelReachability, NewLifeUnreachableLikeTheOldIsStillDowned) {
   const LinkId from_n3 = k.handle_link_accepted(now);
   wire::Hello hello;
   hello.cluster_name = c.cluster_name;
-  hello.address = wire::AddressView::of(member_id(3).address);
+  const MemberId n3 = member_id(3);  // the hello views its address
+  hello.address = wire::AddressView::of(n3.address);
   hello.incarnation = 1;
   k.handle_bytes(now, from_n3, frame(hello));
   k.handle_bytes(now, from_n3, frame(state_with_n2(1, 1)));
