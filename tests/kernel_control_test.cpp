@@ -9,16 +9,12 @@
 #include "kernel/kernel.hpp"
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/handshake.hpp"
+#include "tests/wire_test_support.hpp"
 
 namespace weft {
 namespace {
 
-template <class Message>
-std::vector<std::uint8_t> frame(const Message& message) {
-  std::vector<std::uint8_t> bytes;
-  EXPECT_EQ(wire::append_frame(bytes, message), wire::WireError::none);
-  return bytes;
-}
+using wire::testing::encode_frame;
 
 void join_from(Kernel& k, Instant now, int n) {
   const LinkId link = k.handle_link_accepted(now);
@@ -27,8 +23,8 @@ void join_from(Kernel& k, Instant now, int n) {
   const std::string host = "10.1." + std::to_string(n / 200) + "." + std::to_string(n % 200 + 1);
   hello.address = wire::AddressView{host, 7000};
   hello.incarnation = 1;
-  k.handle_bytes(now, link, frame(hello));
-  k.handle_bytes(now, link, frame(wire::Join{}));
+  k.handle_bytes(now, link, encode_frame(hello));
+  k.handle_bytes(now, link, encode_frame(wire::Join{}));
   (void)drain(k, [](LinkCommand&&) {}, [](const Transmit&) {}, [](Event&&) { return true; });
 }
 

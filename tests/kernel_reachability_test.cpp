@@ -10,7 +10,8 @@
 #include "kernel/kernel.hpp"
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/handshake.hpp"
-#include "test_ids.hpp"
+#include "tests/wire_test_support.hpp"
+#include "tests/test_ids.hpp"
 
 namespace weft {
 namespace {
@@ -39,12 +40,7 @@ void drain_into(Kernel& k, Instant now, Seen& seen) {
       });
 }
 
-template <class Message>
-std::vector<std::uint8_t> frame(const Message& message) {
-  std::vector<std::uint8_t> bytes;
-  EXPECT_EQ(wire::append_frame(bytes, message), wire::WireError::none);
-  return bytes;
-}
+using wire::testing::encode_frame;
 
 wire::GossipState state_with_n2(std::uint64_t n2_incarnation, std::uint64_t row_version) {
   wire::GossipState state;
@@ -74,11 +70,11 @@ TEST(KernelReachability, NewLifeUnreachableLikeTheOldIsStillDowned) {
   const MemberId n3 = member_id(3);  // the hello views its address
   hello.address = wire::AddressView::of(n3.address);
   hello.incarnation = 1;
-  k.handle_bytes(now, from_n3, frame(hello));
-  k.handle_bytes(now, from_n3, frame(state_with_n2(1, 1)));
+  k.handle_bytes(now, from_n3, encode_frame(hello));
+  k.handle_bytes(now, from_n3, encode_frame(state_with_n2(1, 1)));
   drain_into(k, now, seen);
   now = now + Duration::milliseconds(100);
-  k.handle_bytes(now, from_n3, frame(state_with_n2(2, 2)));
+  k.handle_bytes(now, from_n3, encode_frame(state_with_n2(2, 2)));
   drain_into(k, now, seen);
   ASSERT_TRUE(seen.n2_life2_unreachable.has_value());
 
@@ -88,7 +84,7 @@ TEST(KernelReachability, NewLifeUnreachableLikeTheOldIsStillDowned) {
   const Instant until = now + Duration::seconds(30);
   while (now < until && !seen.n2_life2_down) {
     now = now + Duration::milliseconds(50);
-    if (++sequence % 2 == 0) k.handle_bytes(now, from_n3, frame(wire::Heartbeat{sequence}));
+    if (++sequence % 2 == 0) k.handle_bytes(now, from_n3, encode_frame(wire::Heartbeat{sequence}));
     k.handle_tick(now);
     drain_into(k, now, seen);
   }

@@ -26,6 +26,15 @@ ByteVector encode_payload(const Message& message) {
   return ByteVector(frame.begin() + kFrameHeaderBytes, frame.end());
 }
 
+// The whole frame (header and payload) of `message`: what a peer's write
+// carries, for feeding a kernel's handle_bytes.
+template <class Message>
+ByteVector encode_frame(const Message& message) {
+  ByteVector frame;
+  EXPECT_EQ(append_frame(frame, message), WireError::none);
+  return frame;
+}
+
 // Owns the bytes a sample message's views point into.
 struct SampleBody {
   ByteVector bytes;
