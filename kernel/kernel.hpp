@@ -40,6 +40,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -239,8 +240,8 @@ class Kernel {
   const std::vector<NodeAddress>& heal_candidates();
   void join_attempt();
   void close_idle_links(bool joining);
+  void check_unlive_links() const;
   void send_gossip_state(const NodeAddress& peer);
-  wire::GossipState make_gossip_state() const;
   void leader_actions();
   void on_seen_grew();
   void check_self_status();
@@ -321,20 +322,17 @@ class Kernel {
   std::map<NodeAddress, Instant> removed_since_;
   std::vector<MemberId> unreachable_view_;       // sorted; for ReachabilityEvents
   std::vector<NodeAddress> sorted_seeds_;        // config_.seeds, sorted and unique
-  NodeAddress link_sweep_cursor_;                // close_idle_links resumes after it
-  struct LinkSweep {                             // close_idle_links: where it stopped
-    bool valid = false;
-    std::uint64_t erasures = 0;                  // links_.outbound_erasures() then
-    LinkTable::Outbounds::const_iterator at;     // the record at the cursor
-    std::uint64_t members_version = 0;
-    std::size_t member = 0;                      // members_ before it lie below the cursor
-  };
-  LinkSweep link_sweep_;
+  // Outbound links opened or revived while their address was not a live
+  // member (seeds tried, heal probes, replies to strangers): the only links
+  // close_idle_links can close, since a member leaving live status has its
+  // link closed at once (emit_member_changes).
+  std::set<NodeAddress> unlive_links_;
   Instant last_gossip_;                          // when gossip_round last ran
 
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes
   MonitoringRing ring_;                          // as of the last refresh_monitors()
+  std::optional<std::uint64_t> ring_members_version_;  // the members_.version() ring_ holds
   // Any frame, any peer. Never iterated; its elements stay put when it
   // rehashes, so an Inbound may keep a pointer to its peer's entry.
   std::unordered_map<NodeAddress, Instant, AddressHash> last_heard_;

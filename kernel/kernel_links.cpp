@@ -31,9 +31,11 @@ Kernel::Outbound& Kernel::outbound(const NodeAddress& peer) {
   if (!links_.found(it)) {
     const RedialBackoff::Options backoff{config_.reconnect_backoff_min, config_.reconnect_backoff_max};
     it = links_.add_outbound(peer, config_.max_frame_bytes, RedialBackoff(backoff, now_));
+    if (!is_live(peer)) unlive_links_.insert(peer);
   } else if (it->second.retired()) {
     links_.revive(it);
     it->second.redial.wait_from(now_);
+    if (!is_live(peer)) unlive_links_.insert(peer);
   }
   links_.queue_transmit(it);
   WEFT_ASSERT(!it->second.retired() && it->second.transmit_queued);

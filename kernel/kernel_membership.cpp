@@ -18,8 +18,6 @@ namespace {
 // links and N² states. Usual seed lists (3 to 5) are contacted whole.
 constexpr std::size_t kJoinContacts = 5;
 
-// Outbound links looked at per gossip round for closing (close_idle_links).
-constexpr std::size_t kLinkSweepPerRound = 16;
 
 // The element at `pick` of `pool` (sorted, unique) once the elements in
 // `chosen` are taken out of it, as if they had been erased.
@@ -230,16 +228,8 @@ MemberTable Kernel::accept_records(std::vector<Member>&& records) {
   }
   return MemberTable::from_sorted(std::move(accepted));
 }
-wire::GossipState Kernel::make_gossip_state() const {
-  wire::GossipState state;
-  state.members.assign(members_.members().begin(), members_.members().end());
-  state.rows.assign(reachability_.rows().begin(), reachability_.rows().end());
-  state.seen.assign(seen_.ids().begin(), seen_.ids().end());
-  return state;
-}
-
 void Kernel::send_gossip_state(const NodeAddress& peer) {
-  send_control(peer, make_gossip_state());
+  send_control(peer, wire::GossipStateView{members_.members(), reachability_.rows(), seen_.ids()});
   ++counters_.gossip_states_sent;
 }
 
@@ -322,7 +312,7 @@ bool Kernel::overwrite_members(const MemberTable& incoming) {
   members_ = std::move(result);
   gossip_targets_.valid = false;  // the assigned table's version may repeat one cached
   heal_candidates_.valid = false;
-  link_sweep_.valid = false;
+  ring_members_version_.reset();
   return true;
 }
 
@@ -501,63 +491,43 @@ const std::vector<NodeAddress>& Kernel::heal_candidates() {
   return cache.addresses;
 }
 
+// Link tables up to this size are checked whole against unlive_links_ every
+// round (check_unlive_links): every 5- and 32-node run asserts the invariant.
+constexpr std::size_t kLinksCheckedWhole = 64;
+
 void Kernel::close_idle_links(bool joining) {
   // Links to addresses that are neither live members nor seeds being tried
-  // are closed once drained: nothing more will be sent there. (A member
-  // that goes down has its link closed at once, by emit_member_changes;
-  // this collects the rest: seeds, heal probes, replies to strangers.)
-  // The outbound links and the member table are both in address order, so one walk
-  // pairs them. With many links, kLinkSweepPerRound of them are looked at
-  // per round, from where the last round stopped, so a node linked to a
-  // thousand peers does not walk them all five times a second.
-  const std::span<const Member> members = members_.members();
-  const auto close_if_idle = [&](const NodeAddress& address, const Outbound& out, bool live) {
-    // Liveness first: it needs only the key, and most links are to live
-    // members, so the record's own fields (other cache lines) stay unread.
-    if (live || out.retired() || out.writing || !out.control.empty() || out.user_queued() > 0) return;
-    const bool joining_seed = joining && std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), address);
-    if (!joining_seed) close_outbound(address, CloseReason::peer_gone);
-  };
-  const auto is_live_at = [&](std::span<const Member>::iterator& member, const NodeAddress& address) {
-    while (member != members.end() && member->address() < address) ++member;
-    return member != members.end() && member->address() == address && is_live_status(member->status);
-  };
-  const LinkTable::Outbounds& outbound_links = links_.outbound();
-  if (outbound_links.size() <= kLinkSweepPerRound) {
-    auto member = members.begin();
-    for (const auto& [address, out] : outbound_links) close_if_idle(address, out, is_live_at(member, address));
-    return;
-  }
-  // Where the last round stopped, found again without a search while it
-  // can be: the record at the cursor, if no record was erased since, is
-  // still there (its successor is the upper bound); the member walk, if the
-  // table did not change, resumes where it stopped (every member before it
-  // lies below the cursor, so below the next link too).
-  LinkSweep& sweep = link_sweep_;
-  const bool resume = sweep.valid && sweep.erasures == links_.outbound_erasures();
-  WEFT_ASSERT(!resume || sweep.at->first == link_sweep_cursor_);
-  auto it = resume ? std::next(sweep.at) : outbound_links.upper_bound(link_sweep_cursor_);
-  auto member = sweep.valid && sweep.members_version == members_.version()
-                    ? members.begin() + static_cast<std::ptrdiff_t>(sweep.member)
-                    : std::lower_bound(members.begin(), members.end(),
-                                       it == outbound_links.end() ? NodeAddress{} : it->first,
-                                       [](const Member& m, const NodeAddress& a) { return m.address() < a; });
-  for (std::size_t n = 0; n < kLinkSweepPerRound; ++n) {
-    if (it == outbound_links.end()) {
-      it = outbound_links.begin();
-      member = members.begin();
+  // are closed once drained: nothing more will be sent there. Only the
+  // links outbound() noted in unlive_links_ can be such links, so only they
+  // are looked at, in address order: a node linked to a thousand members
+  // no longer walks its link table every round.
+  if (links_.outbound().size() <= kLinksCheckedWhole) check_unlive_links();
+  for (auto it = unlive_links_.begin(); it != unlive_links_.end();) {
+    const auto link = links_.find_outbound(*it);
+    if (!links_.found(link) || link->second.retired() || is_live(*it)) {
+      it = unlive_links_.erase(it);  // gone, or a member now: emit_member_changes closes it if it leaves
+      continue;
     }
-    close_if_idle(it->first, it->second, is_live_at(member, it->first));
-    link_sweep_cursor_ = it->first;
-    sweep.at = it;
-    ++it;
+    const Outbound& out = link->second;
+    const bool draining = out.writing || !out.control.empty() || out.user_queued() > 0;
+    const bool joining_seed = joining && std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), *it);
+    if (draining || joining_seed) {
+      ++it;
+      continue;
+    }
+    close_outbound(*it, CloseReason::peer_gone);
+    it = unlive_links_.erase(it);
   }
-  // close_if_idle only retires records (erasing is the sweep's), and leaves
-  // the member table as it was.
-  sweep.valid = true;
-  sweep.erasures = links_.outbound_erasures();
-  sweep.members_version = members_.version();
-  sweep.member = static_cast<std::size_t>(member - members.begin());
+}
+
+// Every open outbound link to an address that is not a live member is in
+// unlive_links_ (checked whole on small tables, where it is cheap, and so
+// in every seed of the standard sweep).
+void Kernel::check_unlive_links() const {
+  for (const auto& [address, out] : links_.outbound()) {
+    if (out.retired() || is_live(address)) continue;
+    WEFT_ASSERT(unlive_links_.count(address) == 1);
+  }
 }
 
 // Live members but self, in address order, and those among them that have

@@ -35,10 +35,10 @@ constexpr auto observer_less = [](const ReachabilityRow& a, const ReachabilityRo
 
 // What the decoder requires of a list, asserted before one is sent: a peer
 // would close the link on it.
-template <class T, class Less = std::less<T>>
-bool strictly_increasing(const std::vector<T>& items, Less less = Less()) {
+template <class Items, class Less = std::less<>>
+bool strictly_increasing(const Items& items, Less less = Less()) {
   return std::adjacent_find(items.begin(), items.end(),
-                            [&](const T& a, const T& b) { return !less(a, b); }) == items.end();
+                            [&](const auto& a, const auto& b) { return !less(a, b); }) == items.end();
 }
 
 // What read_host_port refuses, this node never sends.
@@ -199,6 +199,7 @@ MessageKind kind_of(const ProbeAck&) { return MessageKind::probe_ack; }
 MessageKind kind_of(const ProbeAlive&) { return MessageKind::probe_alive; }
 MessageKind kind_of(const GossipDigest&) { return MessageKind::gossip_digest; }
 MessageKind kind_of(const GossipState&) { return MessageKind::gossip_state; }
+MessageKind kind_of(const GossipStateView&) { return MessageKind::gossip_state; }
 
 std::size_t encoded_size(const Join& m) { return 1 + size_of_kind(kind_of(m)); }
 std::size_t encoded_size(const Heartbeat& m) { return size_of_uint_message(kind_of(m), m.sequence); }
@@ -214,7 +215,8 @@ std::size_t encoded_size(const ProbeRequest& m) {
 std::size_t encoded_size(const ProbeAlive& m) {
   return size_of_subject_message(kind_of(m), m.subject, m.probe);
 }
-std::size_t encoded_size(const GossipState& m) {
+std::size_t encoded_size(const GossipState& m) { return encoded_size(GossipStateView::of(m)); }
+std::size_t encoded_size(const GossipStateView& m) {
   std::size_t size = 1 + size_of_kind(kind_of(m));
   size += 1 + Writer::size_of_container_header(m.members.size());
   for (const Member& member : m.members) size += size_of_member(member);
@@ -247,7 +249,8 @@ void encode(const ProbeRequest& m, Writer& w) {
 void encode(const ProbeAlive& m, Writer& w) {
   write_subject_message(w, kind_of(m), m.subject, m.probe);
 }
-void encode(const GossipState& m, Writer& w) {
+void encode(const GossipState& m, Writer& w) { encode(GossipStateView::of(m), w); }
+void encode(const GossipStateView& m, Writer& w) {
   // The lists as decode_gossip_state requires them (read_sorted_list).
   WEFT_ASSERT(m.members.size() <= kMaxGossipEntries);
   WEFT_ASSERT(m.rows.size() <= kMaxGossipEntries);
