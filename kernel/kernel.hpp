@@ -332,6 +332,7 @@ class Kernel {
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes
   MonitoringRing ring_;                          // as of the last refresh_monitors()
+  std::vector<MemberId> ring_view_;              // the unreachable view ring_'s walks passed
   std::optional<std::uint64_t> ring_members_version_;  // the members_.version() ring_ holds
   // Any frame, any peer. Never iterated; its elements stay put when it
   // rehashes, so an Inbound may keep a pointer to its peer's entry.

@@ -26,7 +26,8 @@ const PhiDetector* Kernel::detector(const MemberId& subject) const {
 }
 
 void Kernel::refresh_monitors() {
-  // This node's monitors follow its ring successors (monitoring_ring.hpp).
+  // This node's monitors follow its ring successors (monitoring_ring.hpp),
+  // walking past the members its view holds unreachable.
   // Most refreshes follow a change of rows or of the view alone: the ring
   // is rebuilt only when the member table moved (its walk over a thousand
   // members was a twentieth of a run).
@@ -34,7 +35,8 @@ void Kernel::refresh_monitors() {
     ring_.update(members_.members());
     ring_members_version_ = members_.version();
   }
-  const std::vector<MemberId> wanted = ring_.successors(self_, config_.monitored_by);
+  ring_view_ = unreachable_view_;
+  const std::vector<MemberId> wanted = ring_.successors(self_, config_.monitored_by, ring_view_);
   for (auto it = monitors_.begin(); it != monitors_.end();) {
     if (std::binary_search(wanted.begin(), wanted.end(), it->first)) {
       ++it;

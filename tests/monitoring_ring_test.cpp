@@ -1,7 +1,8 @@
 // Goal: the monitoring ring holds exactly the live members, each watches its
 // k ring successors and is watched by its k predecessors (so every member
 // has the same number of monitors), k shrinks to the ring's size minus one,
-// and an incremental update ends where a rebuild from scratch would.
+// the walks pass unreachable members, and an incremental update ends where a
+// rebuild from scratch would.
 #include "kernel/detection/monitoring_ring.hpp"
 
 #include <gtest/gtest.h>
@@ -130,6 +131,55 @@ TEST(MonitoringRing, IncrementalUpdateMatchesARebuild) {
       EXPECT_EQ(ring.successors(m, 3), fresh.successors(m, 3));
       EXPECT_EQ(ring.predecessors(m, 3), fresh.predecessors(m, 3));
     }
+  }
+}
+
+// The walk passes unreachable members: a member keeps watching until it has
+// k that are not unreachable, so a subject whose k nearest predecessors are
+// all unreachable (they died with it) is still watched by the live member
+// before them. The two walks stay each other's inverse under any view.
+TEST(MonitoringRing, WalksPastUnreachableMembers) {
+  const MonitoringRing ring = ring_of(table(12));
+  const std::size_t k = 3;
+  const MemberId subject = ring.ids()[5];
+  const std::vector<MemberId> nearest = ring.predecessors(subject, k);
+  ASSERT_EQ(nearest.size(), k);
+  std::vector<MemberId> unreachable = nearest;
+  std::sort(unreachable.begin(), unreachable.end());
+
+  const std::vector<MemberId> monitors = ring.predecessors(subject, k, unreachable);
+  ASSERT_EQ(monitors.size(), 2 * k) << "the k unreachable ones, then k live ones";
+  EXPECT_TRUE(std::equal(nearest.begin(), nearest.end(), monitors.begin()));
+  const MemberId first_live = monitors[k];
+  EXPECT_FALSE(std::binary_search(unreachable.begin(), unreachable.end(), first_live));
+  const std::vector<MemberId> watched = ring.successors(first_live, k, unreachable);
+  EXPECT_TRUE(std::binary_search(watched.begin(), watched.end(), subject));
+  EXPECT_EQ(watched.size(), 2 * k) << "the k unreachable, the subject and k - 1 beyond it";
+  const std::vector<MemberId> before = ring.successors(first_live, k);
+  EXPECT_FALSE(std::binary_search(before.begin(), before.end(), subject)) << "not watched without the view";
+
+  for (const MemberId& s : ring.ids()) {
+    for (const MemberId& m : ring.predecessors(s, k, unreachable)) {
+      const std::vector<MemberId> succ = ring.successors(m, k, unreachable);
+      EXPECT_TRUE(std::binary_search(succ.begin(), succ.end(), s)) << m.to_string() << " -> " << s.to_string();
+    }
+    // And nobody else watches s.
+    std::size_t watchers = 0;
+    for (const MemberId& m : ring.ids()) {
+      const std::vector<MemberId> succ = ring.successors(m, k, unreachable);
+      watchers += std::binary_search(succ.begin(), succ.end(), s) ? 1U : 0U;
+    }
+    EXPECT_EQ(watchers, ring.predecessors(s, k, unreachable).size());
+  }
+}
+
+// Edge: with everyone else unreachable the walk covers the whole ring once.
+TEST(MonitoringRing, WalkStopsAtTheRingsEnd) {
+  const MonitoringRing ring = ring_of(table(6));
+  std::vector<MemberId> all(ring.ids().begin(), ring.ids().end());
+  for (const MemberId& m : ring.ids()) {
+    EXPECT_EQ(ring.successors(m, 3, all).size(), 5u);
+    EXPECT_EQ(ring.predecessors(m, 3, all).size(), 5u);
   }
 }
 

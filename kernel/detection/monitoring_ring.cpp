@@ -72,28 +72,38 @@ void MonitoringRing::apply(std::vector<MemberId>&& gone, std::vector<Entry>&& ad
   ring_.swap(merged);
 }
 
-std::vector<MemberId> MonitoringRing::neighbours(const MemberId& id, std::size_t k, bool forward) const {
+std::vector<MemberId> MonitoringRing::neighbours(const MemberId& id, std::size_t k,
+                                                std::span<const MemberId> unreachable, bool forward) const {
+  WEFT_ASSERT(std::is_sorted(unreachable.begin(), unreachable.end()));
   std::vector<MemberId> found;
   const Entry entry{key(id.address), id};
   const auto at = std::lower_bound(ring_.begin(), ring_.end(), entry);
   if (at == ring_.end() || *at != entry) return found;  // not on the ring
   const std::size_t n = ring_.size();
   const std::size_t position = static_cast<std::size_t>(at - ring_.begin());
-  const std::size_t count = std::min(k, n - 1);  // never itself, never twice
-  for (std::size_t i = 1; i <= count; ++i) found.push_back(ring_[(position + (forward ? i : n - i)) % n].second);
-  WEFT_ASSERT(found.size() == count && count < n);
+  std::size_t reachable = 0;
+  // Never itself, never twice: at most the n - 1 others.
+  for (std::size_t i = 1; i < n && reachable < k; ++i) {
+    const MemberId& next = ring_[(position + (forward ? i : n - i)) % n].second;
+    found.push_back(next);
+    if (!std::binary_search(unreachable.begin(), unreachable.end(), next)) ++reachable;
+  }
+  WEFT_ASSERT(found.size() < n && reachable <= k);
+  WEFT_ASSERT(found.size() >= std::min(k, n - 1));
   return found;
 }
 
-std::vector<MemberId> MonitoringRing::successors(const MemberId& id, std::size_t k) const {
-  std::vector<MemberId> after = neighbours(id, k, true);
+std::vector<MemberId> MonitoringRing::successors(const MemberId& id, std::size_t k,
+                                                 std::span<const MemberId> unreachable) const {
+  std::vector<MemberId> after = neighbours(id, k, unreachable, true);
   std::sort(after.begin(), after.end());
   WEFT_ASSERT(std::adjacent_find(after.begin(), after.end()) == after.end());
   return after;
 }
 
-std::vector<MemberId> MonitoringRing::predecessors(const MemberId& id, std::size_t k) const {
-  return neighbours(id, k, false);
+std::vector<MemberId> MonitoringRing::predecessors(const MemberId& id, std::size_t k,
+                                                   std::span<const MemberId> unreachable) const {
+  return neighbours(id, k, unreachable, false);
 }
 
 }  // namespace weft
