@@ -13,16 +13,19 @@
 //   cost          N = 32, 100 (1000 with --big) booted and settled; over the
 //                 next 30 s, the bytes each node sends (membership only:
 //                 gossip, heartbeats, probes) and its open connections
-//   partition     5 nodes split {n1, n2} | {n3, n4, n5}: the time until
+//   partition     5 nodes (--partition-nodes N: N, two fifths cut off)
+//                 split {n1, n2} | {n3, n4, n5}: the time until
 //                 every node holds every node across the cut down; then,
 //                 5 s later, the cut heals: the time until one view, every
 //                 node seeing all five up
 //
+// Each fault strikes 10 s after the boot plus a phase drawn from the seed
+// (0-1 s, so the fault meets the heartbeats anywhere in their interval).
 // Each case prints the median and the range over its seeds. Not a
 // benchmark of wall time: every number is simulated time, the same on any
 // machine for the same build.
 //
-//   build/release/bench/weft_membership_scale [--first SEED] [--seeds N] [--big]
+//   build/release/bench/weft_membership_scale [--first SEED] [--seeds N] [--big] [--partition-nodes N]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -129,6 +132,11 @@ std::string summary(Sample s) {
   return out;
 }
 
+// Where in the heartbeat interval a fault strikes, drawn from the seed:
+// nodes booted together heartbeat in step, so a fault a fixed time after the
+// boot would meet every seed's heartbeats at the same phase.
+Duration phase(std::uint64_t seed) { return Duration::milliseconds(static_cast<std::int64_t>((seed * 618) % 1000)); }
+
 // Boots `nodes`, lets the cluster settle, and returns the simulator.
 std::optional<Duration> boot(Simulator& sim, Duration limit) {
   return sim.run_until([&] { return all_up(sim); }, limit);
@@ -141,6 +149,7 @@ int main(int argc, char** argv) {
   std::uint64_t seeds = 11;
   bool big = false;
   std::size_t pause_nodes = 5;
+  std::size_t partition_nodes = 5;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--big") == 0) {
       big = true;
@@ -150,10 +159,12 @@ int main(int argc, char** argv) {
       g_confirmed = Duration::milliseconds(std::strtoll(argv[++i], nullptr, 10));
     } else if (std::strcmp(argv[i], "--pause-nodes") == 0 && i + 1 < argc) {
       pause_nodes = std::strtoull(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--partition-nodes") == 0 && i + 1 < argc) {
+      partition_nodes = std::strtoull(argv[++i], nullptr, 10);
     } else if (std::strcmp(argv[i], "--first") == 0 && i + 1 < argc) {
       first = std::strtoull(argv[++i], nullptr, 10);
     } else {
-      std::fprintf(stderr, "usage: %s [--first SEED] [--seeds N] [--big] [--confirmed MS] [--pause-nodes N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--first SEED] [--seeds N] [--big] [--confirmed MS] [--pause-nodes N] [--partition-nodes N]\n", argv[0]);
       return 2;
     }
   }
@@ -209,7 +220,7 @@ int main(int argc, char** argv) {
     for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
       Simulator sim(options(seed, 5));
       if (!boot(sim, Duration::seconds(30))) continue;
-      sim.run_for(Duration::seconds(10));  // detectors fill their windows
+      sim.run_for(Duration::seconds(10) + phase(seed));  // detectors fill their windows
       if (silent) {
         sim.lose_host(kVictim);
       } else {
@@ -228,10 +239,11 @@ int main(int argc, char** argv) {
     Sample both_down;
     Sample one_view;
     for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
-      Simulator sim(options(seed, 5));
+      Simulator sim(options(seed, partition_nodes));
       if (!boot(sim, Duration::seconds(30))) continue;
-      sim.run_for(Duration::seconds(10));
-      const std::vector<std::size_t> minority{1, 2};
+      sim.run_for(Duration::seconds(10) + phase(seed));
+      std::vector<std::size_t> minority;  // {n1, n2} of 5
+      for (std::size_t n = 1; n <= partition_nodes * 2 / 5; ++n) minority.push_back(n);
       sim.partition(minority);
       add(both_down, sim.run_until([&] { return sides_see_each_other_down(sim, minority); }, Duration::seconds(30)));
       sim.run_until([&] { return sides_see_each_other_down(sim, minority); }, Duration::seconds(30));
@@ -239,7 +251,9 @@ int main(int argc, char** argv) {
       sim.heal();
       add(one_view, sim.run_until([&] { return all_up(sim); }, Duration::seconds(60)));
     }
-    std::printf("| partition 2 / 3: both sides see the other down | %s |\n", summary(both_down).c_str());
+    const std::size_t small = partition_nodes * 2 / 5;
+    std::printf("| partition %zu / %zu: both sides see the other down | %s |\n", small, partition_nodes - small,
+                summary(both_down).c_str());
     std::printf("| heal after it: one view, all up everywhere | %s |\n", summary(one_view).c_str());
   }
   for (const std::int64_t pause_s : {2, 5}) {
@@ -258,7 +272,7 @@ int main(int argc, char** argv) {
       }));
       victim = sim.address(kVictim);
       if (!boot(sim, Duration::seconds(30))) continue;
-      sim.run_for(Duration::seconds(10));
+      sim.run_for(Duration::seconds(10) + phase(seed));
       victim_suspected = false;
       ++runs;
       sim.pause(kVictim, Duration::seconds(pause_s));
