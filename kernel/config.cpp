@@ -75,6 +75,7 @@ std::vector<std::string> Config::validate() const {
             "like a pause");
   p.positive(down_after_unreachable, "down_after_unreachable");
   p.positive(down_after_confirmed, "down_after_confirmed");
+  p.positive(silence_slack, "silence_slack");
   p.require(down_after_confirmed <= down_after_unreachable || down_after_unreachable <= Duration::zero(),
             "down_after_confirmed",
             "must not exceed down_after_unreachable: confirmations shorten the wait, never lengthen it");
@@ -138,6 +139,7 @@ std::string Config::to_string() const {
          line("self_pause_threshold", duration_text(self_pause_threshold)) +
          line("down_after_unreachable", duration_text(down_after_unreachable)) +
          line("down_after_confirmed", duration_text(down_after_confirmed)) +
+         line("silence_slack", duration_text(silence_slack)) +
          line("remove_after_down", duration_text(remove_after_down)) +
          line("tombstone_ttl", duration_text(tombstone_ttl)) +
          line("on_downed", on_downed == OnDowned::rejoin ? "rejoin" : "shut_down") +

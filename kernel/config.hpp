@@ -109,6 +109,11 @@ struct Config {
   // observer expected to judge the member agrees, down_after_confirmed.
   Duration down_after_unreachable = Duration::seconds(5);
   Duration down_after_confirmed = Duration::milliseconds(500);
+  // How late a member resumed from a pause may answer a heartbeat it found
+  // waiting (its round trip, with the clocks' drift over a few seconds):
+  // a leader that watches a silent member downs it only once the heartbeat
+  // it left unanswered is older than the forgiven pause plus this.
+  Duration silence_slack = Duration::milliseconds(100);
   Duration remove_after_down = Duration::seconds(2);
   Duration tombstone_ttl = Duration::seconds(3600);
   OnDowned on_downed = OnDowned::rejoin;

@@ -57,7 +57,7 @@ void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
           WEFT_ASSERT(members_.find(peer.address) != nullptr);  // the joiner, or a newer life of it
           send_gossip_state(peer.address);
         } else if constexpr (std::is_same_v<T, wire::Heartbeat>) {
-          send_control(peer.address, wire::HeartbeatAck{m.sequence});
+          on_heartbeat(peer, m);
         } else if constexpr (std::is_same_v<T, wire::HeartbeatAck>) {
           // Liveness evidence only; observe() already took it.
         } else if constexpr (std::is_same_v<T, wire::ProbeRequest>) {

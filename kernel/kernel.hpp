@@ -263,7 +263,9 @@ class Kernel {
   void observe_monitor(const MemberId& peer, Monitor& monitor);
   void check_detectors();
   void start_probe(const MemberId& subject);
+  void on_heartbeat(const MemberId& from, const wire::Heartbeat& heartbeat);
   void on_probe_request(const MemberId& from, const wire::ProbeRequest& request);
+  std::optional<Instant> last_heard(const NodeAddress& peer) const;
   void on_probe_ack(const MemberId& from, const wire::ProbeAck& ack);
   void on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive);
   void expire_probes();

@@ -68,7 +68,8 @@ void Kernel::refresh_monitors() {
 void Kernel::heartbeat_round() {
   timers_.arm(Timer::heartbeat, now_ + config_.heartbeat_interval);
   const std::uint64_t first_sequence = heartbeat_sequence_;
-  for (const auto& [subject, monitor] : monitors_) {
+  for (auto& [subject, monitor] : monitors_) {
+    monitor.silence.heartbeat_sent(now_, last_heard(subject.address));
     send_control(subject.address, wire::Heartbeat{++heartbeat_sequence_});
   }
   WEFT_ASSERT(heartbeat_sequence_ == first_sequence + monitors_.size());  // one per subject
@@ -212,8 +213,22 @@ void Kernel::forgive_own_pause() {
   // This node was paused (a long gap between its own inputs): the silence of
   // its peers during that gap is its own, not theirs (F3).
   mark(Mark::self_pause_forgiven);
-  for (auto& [subject, monitor] : monitors_) monitor.detector.forgive_silence(now_);
+  for (auto& [subject, monitor] : monitors_) {
+    monitor.detector.forgive_silence(now_);
+    monitor.silence.forget();
+  }
   probes_.postpone(now_ + config_.probe_timeout);
+}
+
+void Kernel::on_heartbeat(const MemberId& from, const wire::Heartbeat& heartbeat) {
+  send_control(from.address, wire::HeartbeatAck{heartbeat.sequence});
+  if (const auto it = monitors_.find(from); it != monitors_.end()) it->second.silence.heartbeat_received(now_);
+}
+
+std::optional<Instant> Kernel::last_heard(const NodeAddress& peer) const {
+  const auto heard = last_heard_.find(peer);
+  if (heard == last_heard_.end()) return std::nullopt;
+  return heard->second;
 }
 
 }  // namespace weft

@@ -4,6 +4,7 @@
 // are in kernel/links/link_table.hpp.
 #pragma once
 
+#include "kernel/detection/silence_clock.hpp"
 #include "kernel/kernel.hpp"
 
 namespace weft {
@@ -33,6 +34,7 @@ struct Monitor {
   // flight across the withdrawal (the evidence already answered) cannot
   // re-mark it a moment later (M7).
   Instant evidence_since;
+  SilenceClock silence;  // for the leader's floor under downing
 };
 
 // Queues a control frame to `peer`, ahead of user frames. A control queue

@@ -88,7 +88,11 @@ void Kernel::start_membership() {
   timers_.arm(Timer::gossip, now_);
   timers_.arm(Timer::join, now_);
   if (!config_.mutations.heal_probe_off) timers_.arm(Timer::heal_probe, now_);
-  timers_.arm(Timer::heartbeat, now_ + config_.heartbeat_interval);
+  // Heartbeats start at a phase of this node's own, so that nodes started
+  // together do not heartbeat in step: a leader's two silence clocks, its
+  // own round and the subject's, then meet a failure at independent
+  // phases (docs/failure-detection.md).
+  timers_.arm(Timer::heartbeat, now_ + prng_.uniform(Duration::milliseconds(1), config_.heartbeat_interval));
   events_.push_back(MemberEvent{Member{self_, MemberStatus::joining}, false, MemberStatus::joining});
   on_state_changed();
   WEFT_ASSERT(self_status() == MemberStatus::joining);
@@ -443,10 +447,11 @@ MemberStanding Kernel::standing(const Member& member) const {
 DownEvidence Kernel::down_evidence(const MemberId& subject, Instant unreachable_since) const {
   DownEvidence evidence;
   evidence.unreachable_since = unreachable_since;
-  if (const auto heard = last_heard_.find(subject.address); heard != last_heard_.end()) {
-    evidence.last_heard = heard->second;
+  evidence.last_heard = last_heard(subject.address);
+  if (const auto monitor = monitors_.find(subject); monitor != monitors_.end()) {
+    evidence.watched = true;
+    evidence.silent_since = monitor->second.silence.silent_since(evidence.last_heard, config_.heartbeat_interval);
   }
-  evidence.watched = monitors_.count(subject) != 0;
   for (const MemberId& observer : reachability_.observers_of(subject)) {
     if (counts_as_observer(observer)) ++evidence.confirmed;
   }

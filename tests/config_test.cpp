@@ -96,6 +96,7 @@ TEST(Config, EachInvalidFieldIsNamed) {
       {"down_after_confirmed", [](Config& c) { c.down_after_confirmed = Duration::zero(); }},
       // Cross-field: confirmations may only shorten the wait.
       {"down_after_confirmed", [](Config& c) { c.down_after_confirmed = c.down_after_unreachable * 2; }},
+      {"silence_slack", [](Config& c) { c.silence_slack = Duration::zero(); }},
       {"remove_after_down", [](Config& c) { c.remove_after_down = Duration::seconds(-2); }},
       {"tombstone_ttl", [](Config& c) { c.tombstone_ttl = c.remove_after_down; }},
       {"max_incarnation_jump", [](Config& c) { c.max_incarnation_jump = 0; }},

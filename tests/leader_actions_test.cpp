@@ -23,8 +23,8 @@ MemberId id(int n, std::uint64_t incarnation = 1) { return test::member_id(n, in
 Member member(int n, MemberStatus status) { return Member{id(n), status}; }
 
 // Defaults: down_after_unreachable 5 s, down_after_confirmed 0.5 s,
-// remove_after_down 2 s, and a silence of 6 s (forgiven pause 5 s plus a
-// heartbeat interval) before a watching leader downs.
+// remove_after_down 2 s, and a proven silence of 5.1 s (forgiven pause 5 s
+// plus silence_slack) before a watching leader downs.
 LeaderActions actions_at(std::int64_t now_ms, bool converged = true, const Config& config = Config{}) {
   return LeaderActions(config, LeaderActions::Round{at_ms(now_ms), converged, true});
 }
@@ -108,14 +108,28 @@ TEST(DownWait, AWatchingLeaderWaitsOutTheForgivenSilence) {
   DownEvidence evidence = marked_at(4500, 5, 5);
   evidence.watched = true;
   evidence.last_heard = at_ms(0);
-  // At 4.6 s the leader has heard nothing for 4.6 s; 6 s are needed, so the
-  // wait runs to 6 s after the last frame: 1.5 s after the mark.
-  EXPECT_EQ(actions_at(4600).down_wait(evidence), Duration::milliseconds(1500));
+  evidence.silent_since = at_ms(300);  // its first heartbeat after the last frame, unanswered
+  // At 4.6 s the subject has been silent for 4.3 s; 5.1 s are needed, so the
+  // wait runs to 5.4 s: 0.9 s after the mark.
+  EXPECT_EQ(actions_at(4600).down_wait(evidence), Duration::milliseconds(900));
   // Past the silence, the confirmations decide again.
-  EXPECT_EQ(actions_at(6000).down_wait(evidence), Duration::milliseconds(500));
+  EXPECT_EQ(actions_at(5400).down_wait(evidence), Duration::milliseconds(500));
   // Never below the floor.
   evidence.unreachable_since = at_ms(5800);
   EXPECT_EQ(actions_at(5900).down_wait(evidence), Duration::milliseconds(500));
+}
+
+// Edge: a watched subject with no proven silence (heard since the last
+// heartbeat went out) waits the whole allowance from now: the clock starts
+// at the next heartbeat at the earliest.
+TEST(DownWait, NoProvenSilenceWaitsTheWholeAllowanceFromNow) {
+  DownEvidence evidence = marked_at(4500, 5, 5);
+  evidence.watched = true;
+  evidence.last_heard = at_ms(4400);  // before the mark: heard since would wait the longest
+  EXPECT_EQ(actions_at(4600).down_wait(evidence), Duration::milliseconds(100 + 5100));
+  // Nothing heard at all (or forgotten at a refused redial): no floor.
+  evidence.last_heard.reset();
+  EXPECT_EQ(actions_at(4600).down_wait(evidence), Duration::milliseconds(500));
 }
 
 TEST(DownWait, MutationsStillBreakWhatTheySay) {
@@ -127,6 +141,7 @@ TEST(DownWait, MutationsStillBreakWhatTheySay) {
   DownEvidence evidence = marked_at(4500, 5, 5);
   evidence.watched = true;
   evidence.last_heard = at_ms(0);
+  evidence.silent_since = at_ms(300);
   EXPECT_EQ(actions_at(4600, true, no_floor).down_wait(evidence), Duration::zero());
 }
 

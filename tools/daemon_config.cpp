@@ -129,6 +129,7 @@ const std::vector<Entry>& entries() {
       {{"self_pause_threshold", kDuration}, duration(&Config::self_pause_threshold)},
       {{"down_after_unreachable", kDuration}, duration(&Config::down_after_unreachable)},
       {{"down_after_confirmed", kDuration}, duration(&Config::down_after_confirmed)},
+      {{"silence_slack", kDuration}, duration(&Config::silence_slack)},
       {{"remove_after_down", kDuration}, duration(&Config::remove_after_down)},
       {{"tombstone_ttl", kDuration}, duration(&Config::tombstone_ttl)},
       {{"on_downed", "rejoin or shut_down"},

@@ -32,7 +32,7 @@ LeaderActions::LeaderActions(const Config& config, Round round)
     : round_(round),
       longest_(config.down_after_unreachable),
       shortest_(config.mutations.pause_floor_off ? Duration::zero() : config.down_after_confirmed),
-      silence_allowed_(forgiven_pause(config) + config.heartbeat_interval),
+      silence_allowed_(forgiven_pause(config) + config.silence_slack),
       remove_after_down_(config.remove_after_down),
       downing_(!config.mutations.downing_off),
       confirmation_(!config.mutations.confirmation_off),
@@ -77,13 +77,21 @@ Duration LeaderActions::down_wait(const DownEvidence& evidence) const {
   if (evidence.last_heard && *evidence.last_heard > evidence.unreachable_since) return longest_;
   // A leader that watches the subject itself knows how long it has been
   // silent: not before the forgiven pause is over (the observers' marks can
-  // come early, from detectors fed by frequent gossip), plus a heartbeat
-  // interval for the lag between the last frame heard and the pause's
-  // start: the subject answers this node's heartbeats, so that lag is at
-  // most one interval (a lag of 0.7 s downed a 4.96 s pause when the
-  // allowance was probe_timeout: seeds 1344 and 6880 of 10,000).
+  // come early, from detectors fed by frequent gossip). Silent since the
+  // first heartbeat it left unanswered, or since its own next heartbeat was
+  // due: a pause began before either, and a subject resumed from one
+  // answers within a round trip, which silence_slack covers. (Counting
+  // from the last frame heard instead needed a whole heartbeat interval of
+  // allowance, for the lag between that frame and the pause: a lag of
+  // 0.7 s downed a 4.96 s pause when the allowance was probe_timeout, seeds
+  // 1344 and 6880 of 10,000.) Not yet silent: the clock starts at the next
+  // heartbeat, so no sooner than the whole allowance from now. (Nothing
+  // heard at all, or nothing since a refused redial or a closed inbound
+  // link, which forget the last frame: a paused process keeps its sockets
+  // open, so no floor is needed for a crash that closed them.)
   if (evidence.watched && evidence.last_heard && pause_floor_) {
-    const Duration silent_enough = silence_allowed_ - (round_.now - *evidence.last_heard);
+    const Instant since = evidence.silent_since.value_or(round_.now);
+    const Duration silent_enough = silence_allowed_ - (round_.now - since);
     if (silent_enough > Duration::zero()) {
       return std::max(round_.now - evidence.unreachable_since + silent_enough, shortest_);
     }

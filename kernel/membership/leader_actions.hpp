@@ -36,8 +36,9 @@
 // a forgiven pause from being downed (F3): the observers mark only after phi
 // trips and probes go unanswered, and down_after_confirmed later the silence
 // is past the pause that is forgiven; a leader that watches the subject
-// itself also waits until it has heard nothing for the forgiven pause plus
-// a heartbeat interval (docs/failure-detection.md gives the arithmetic).
+// itself also waits until the subject has provably been silent for the
+// forgiven pause plus silence_slack (docs/failure-detection.md gives the
+// arithmetic).
 //
 // Properties served: F1 (a crashed member is downed within T_down, and
 // within T_down_closed when every observer confirms), F3 (a forgiven pause
@@ -74,6 +75,10 @@ struct DownEvidence {
   Instant unreachable_since;
   std::optional<Instant> last_heard;  // the leader's own last frame from the subject
   bool watched = false;               // the leader monitors the subject itself
+  // Watched: since when the subject has provably been silent (the leader's
+  // first heartbeat it left unanswered, or when its own next heartbeat was
+  // due); none while it has been heard since.
+  std::optional<Instant> silent_since;
   std::size_t confirmed = 0;          // observers that mark the subject and count
   std::size_t expected = 0;           // the subject's monitors that count
 };
@@ -111,7 +116,7 @@ class LeaderActions {
   Round round_;
   Duration longest_;          // down_after_unreachable: one observer's word
   Duration shortest_;         // down_after_confirmed: every expected observer agrees
-  Duration silence_allowed_;  // forgiven pause + heartbeat_interval, for a leader that watches
+  Duration silence_allowed_;  // forgiven pause + silence_slack, for a leader that watches
   Duration remove_after_down_;
   bool downing_;              // off: Mutations::downing_off
   bool confirmation_;         // off: Mutations::confirmation_off
