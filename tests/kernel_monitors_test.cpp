@@ -73,11 +73,7 @@ TEST(KernelMonitors, WatchPastASuccessorTheViewHoldsUnreachable) {
   // gossips the cluster, everyone reachable.
   const MemberId observer = *std::find_if(nearest.begin(), nearest.end(), [&](const MemberId& m) { return m != first; });
   const LinkId link = k.handle_link_accepted(now);
-  wire::Hello hello;
-  hello.cluster_name = c.cluster_name;
-  hello.address = wire::AddressView::of(observer.address);
-  hello.incarnation = observer.incarnation.value;
-  k.handle_bytes(now, link, encode_frame(hello));
+  k.handle_bytes(now, link, encode_frame(wire::testing::hello_from(c.cluster_name, observer)));
   k.handle_bytes(now, link, encode_frame(state(observer, 1, {})));
   drain_all(k);
   EXPECT_EQ(k.monitored_subjects(), nearest);

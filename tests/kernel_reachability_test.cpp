@@ -65,12 +65,8 @@ TEST(KernelReachability, NewLifeUnreachableLikeTheOldIsStillDowned) {
   // unreachable; then one where n2 has restarted (life 2) and n3 finds the
   // new life unreachable too. The view swaps n2@1 for n2@2 in one merge.
   const LinkId from_n3 = k.handle_link_accepted(now);
-  wire::Hello hello;
-  hello.cluster_name = c.cluster_name;
   const MemberId n3 = member_id(3);  // the hello views its address
-  hello.address = wire::AddressView::of(n3.address);
-  hello.incarnation = 1;
-  k.handle_bytes(now, from_n3, encode_frame(hello));
+  k.handle_bytes(now, from_n3, encode_frame(wire::testing::hello_from(c.cluster_name, n3)));
   k.handle_bytes(now, from_n3, encode_frame(state_with_n2(1, 1)));
   drain_into(k, now, seen);
   now = now + Duration::milliseconds(100);

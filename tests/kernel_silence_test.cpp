@@ -68,11 +68,7 @@ struct Run {
 
   LinkId dial_in(const MemberId& peer) {
     const LinkId link = kernel.handle_link_accepted(now);
-    wire::Hello hello;
-    hello.cluster_name = config.cluster_name;
-    hello.address = wire::AddressView::of(peer.address);
-    hello.incarnation = peer.incarnation.value;
-    kernel.handle_bytes(now, link, encode_frame(hello));
+    kernel.handle_bytes(now, link, encode_frame(wire::testing::hello_from(config.cluster_name, peer)));
     return link;
   }
 

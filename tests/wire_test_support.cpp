@@ -41,6 +41,14 @@ Hello sample_hello() {
   return hello;
 }
 
+Hello hello_from(std::string_view cluster_name, const MemberId& peer) {
+  Hello hello;
+  hello.cluster_name = std::string(cluster_name);
+  hello.address = AddressView::of(peer.address);
+  hello.incarnation = peer.incarnation.value;
+  return hello;
+}
+
 std::string hex(const ByteVector& bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string text;

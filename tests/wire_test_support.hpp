@@ -8,8 +8,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "kernel/ids.hpp"
 #include "kernel/wire/envelope.hpp"
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/handshake.hpp"
@@ -42,6 +44,9 @@ struct SampleBody {
 
 Envelope sample_envelope(MessageKind kind = MessageKind::ask);
 Hello sample_hello();
+// The hello a peer sends first on a link it dialled, unauthenticated. It
+// views `peer`'s address: keep `peer` alive while the hello is used.
+Hello hello_from(std::string_view cluster_name, const MemberId& peer);
 
 // msgpack-c packer over an owned buffer.
 class Pack {
