@@ -2,6 +2,7 @@
 #include "sim/broken_link_checker.hpp"
 
 #include <algorithm>
+#include <variant>
 
 #include "sim/scenario.hpp"
 #include "sim/text.hpp"
@@ -29,14 +30,26 @@ void BrokenLinkDowning::check(const Simulator& sim, std::size_t i, const Kernel&
     downs.read = true;
     downs.digest = digest;
   }
-  for (const MemberId& id : downs.down) {
-    const std::size_t j = sim.node_of(id.address);
-    const Kernel* sk = j == 0 ? nullptr : sim.kernel(j);
-    if (sk == nullptr || sk->self() != id || excuses_.down_excused(j, sim.now())) continue;
-    if (!reported_.insert({id.incarnation.value, j}).second) continue;
-    failures.push_back(cat("F4: ", node_name(i), " holds ", node_name(j), " (", id.to_string(),
-                           ") down, though it never lost more than one link at a time"));
+  for (const MemberId& id : downs.down) judge(sim, i, id, failures);
+  failures.insert(failures.end(), seen_as_events_.begin(), seen_as_events_.end());
+  seen_as_events_.clear();
+}
+
+void BrokenLinkDowning::on_event(const Simulator& sim, std::size_t node, const Event& event) {
+  const auto* change = std::get_if<MemberEvent>(&event);
+  if (change != nullptr && change->member.status == MemberStatus::down) {
+    judge(sim, node, change->member.id, seen_as_events_);
   }
+}
+
+void BrokenLinkDowning::judge(const Simulator& sim, std::size_t i, const MemberId& id,
+                              std::vector<std::string>& failures) {
+  const std::size_t j = sim.node_of(id.address);
+  const Kernel* sk = j == 0 ? nullptr : sim.kernel(j);
+  if (sk == nullptr || sk->self() != id || excuses_.down_excused(j, sim.now())) return;
+  if (!reported_.insert({id.incarnation.value, j}).second) return;
+  failures.push_back(cat("F4: ", node_name(i), " holds ", node_name(j), " (", id.to_string(),
+                         ") down, though it never lost more than one link at a time"));
 }
 
 }  // namespace weft::sim

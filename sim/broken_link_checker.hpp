@@ -32,7 +32,13 @@ class BrokenLinkDowning {
   BrokenLinkDowning(const FaultExcuses& excuses, Judged* judged = nullptr);
   // Every fault as it is applied, after the excuses heard of it.
   void on_fault(const Fault& fault);
-  // The downs one live node holds.
+  // Every event a kernel emits, as it emits it: a down is judged at that
+  // instant too, so one that a rejoin replaces within a checking step (the
+  // downed life restarts and gossip swaps its record for the new life's)
+  // is not missed.
+  void on_event(const Simulator& sim, std::size_t node, const Event& event);
+  // The downs one live node holds; and the downs seen as events since the
+  // last check.
   void check(const Simulator& sim, std::size_t node, const Kernel& kernel, std::vector<std::string>& failures);
 
  private:
@@ -46,8 +52,11 @@ class BrokenLinkDowning {
     std::vector<MemberId> down;
   };
   std::vector<Downs> downs_;
+  // `node` holds `life` down: a failure unless the life is gone or excused.
+  void judge(const Simulator& sim, std::size_t node, const MemberId& life, std::vector<std::string>& failures);
   // (incarnation, subject) of the downed lives already reported.
   std::set<std::pair<std::uint64_t, std::size_t>> reported_;
+  std::vector<std::string> seen_as_events_;  // failures found by on_event, for the next check
 };
 
 }  // namespace weft::sim

@@ -22,6 +22,10 @@ void DetectionChecks::on_crash(std::size_t node, const MemberId& life, Instant n
   crash_detection_.on_crash(node, life, now);
 }
 
+void DetectionChecks::on_event(const Simulator& sim, std::size_t node, const Event& event) {
+  broken_link_.on_event(sim, node, event);
+}
+
 void DetectionChecks::check(const Simulator& sim, std::vector<std::string>& failures) {
   crash_detection_.check(sim, failures);
   for (std::size_t i = 1; i <= sim.size(); ++i) {

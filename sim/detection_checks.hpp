@@ -39,6 +39,8 @@ class DetectionChecks {
   void on_fault(const Fault& fault, Instant now);
   // Call just before a crash is applied, with the life that dies.
   void on_crash(std::size_t node, const MemberId& life, Instant now);
+  // Every event a kernel emits, as it emits it.
+  void on_event(const Simulator& sim, std::size_t node, const Event& event);
   void check(const Simulator& sim, std::vector<std::string>& failures);
 
  private:

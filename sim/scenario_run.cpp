@@ -254,6 +254,7 @@ SimOptions ScenarioRun::options() {
   };
   options.on_event = [this](std::size_t node, const Event& event) {
     for (Workload* w : all_) w->on_event(node, event);
+    if (running_) detection_.on_event(sim_, node, event);
   };
   options.after_input = [this](std::size_t node, const Kernel& kernel) {
     for (Workload* w : all_) w->after_input(node, kernel);
