@@ -43,7 +43,7 @@ Hello sample_hello() {
 
 Hello hello_from(std::string_view cluster_name, const MemberId& peer) {
   Hello hello;
-  hello.cluster_name = std::string(cluster_name);
+  hello.cluster_name = cluster_name;
   hello.address = AddressView::of(peer.address);
   hello.incarnation = peer.incarnation.value;
   return hello;

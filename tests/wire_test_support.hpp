@@ -45,7 +45,8 @@ struct SampleBody {
 Envelope sample_envelope(MessageKind kind = MessageKind::ask);
 Hello sample_hello();
 // The hello a peer sends first on a link it dialled, unauthenticated. It
-// views `peer`'s address: keep `peer` alive while the hello is used.
+// views `cluster_name` and `peer`'s address: keep both alive while the
+// hello is used.
 Hello hello_from(std::string_view cluster_name, const MemberId& peer);
 
 // msgpack-c packer over an owned buffer.
