@@ -153,8 +153,8 @@ void Kernel::start_probe(const MemberId& subject) {
 }
 
 void Kernel::on_probe_request(const MemberId& from, const wire::ProbeRequest& request) {
-  const auto heard = last_heard_.find(request.subject.address);
-  if (heard != last_heard_.end() && now_ - heard->second < config_.probe_timeout) {
+  if (const std::optional<Instant> heard = last_heard(request.subject.address);
+      heard && now_ - *heard < config_.probe_timeout) {
     send_control(from.address, wire::ProbeAlive{request.subject, request.probe});
     return;
   }
@@ -188,8 +188,8 @@ void Kernel::on_probe_alive(const MemberId& from, const wire::ProbeAlive& alive)
 
 void Kernel::expire_probes() {
   const auto heard_since = [&](const MemberId& subject, Instant started) {
-    const auto heard = last_heard_.find(subject.address);
-    return heard != last_heard_.end() && heard->second > started && !config_.mutations.indirect_probes_off;
+    const std::optional<Instant> heard = last_heard(subject.address);
+    return heard && *heard > started && !config_.mutations.indirect_probes_off;
   };
   const std::vector<CondemnedProbe> condemned = probes_.expire(now_, config_.down_after_unreachable, heard_since);
   bool changed = false;

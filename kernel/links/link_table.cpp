@@ -271,7 +271,6 @@ void LinkTable::sweep() {
     WEFT_ASSERT(!found->second->second.link.has_value());
     outbound_.erase(found->second);
     outbound_index_.erase(found);
-    ++outbound_erasures_;
   }
   retired_out_.clear();
   WEFT_ASSERT(outbound_index_.size() == outbound_.size() && inbound_index_.size() == inbound_.size());

@@ -174,9 +174,6 @@ class LinkTable {
   // --- walks, in key order
   const Outbounds& outbound() const { return outbound_; }
   const Inbounds& inbound() const { return inbound_; }
-  // Moves on whenever an outbound record is erased (only sweep() erases
-  // them), so an iterator kept while it holds still points at its record.
-  std::uint64_t outbound_erasures() const { return outbound_erasures_; }
 
   // --- lookups; found() tells whether a lookup found a record
   OutboundIt find_outbound(const NodeAddress& peer) {
@@ -284,7 +281,6 @@ class LinkTable {
 
   std::uint64_t next_link_id_ = 1;                 // one sequence for both directions
   Outbounds outbound_;
-  std::uint64_t outbound_erasures_ = 0;
   std::unordered_map<NodeAddress, OutboundIt, AddressHash> outbound_index_;
   std::unordered_map<LinkId, OutboundIt, LinkHash> outbound_by_link_;  // dialing, handshaking, established
   Inbounds inbound_;
