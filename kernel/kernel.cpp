@@ -72,6 +72,8 @@ void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
           on_gossip_digest(peer, m);
         } else if constexpr (std::is_same_v<T, wire::GossipState>) {
           merge_gossip(peer, std::move(m));
+        } else if constexpr (std::is_same_v<T, wire::GossipDelta>) {
+          merge_gossip_delta(peer, std::move(m));
         } else {
           // Handshake frames never get here: on_inbound_frame takes them.
           static_assert(std::is_same_v<T, wire::Hello> || std::is_same_v<T, wire::HelloProof>);

@@ -84,6 +84,7 @@ struct KernelCounters {
   std::uint64_t observations_throttled = 0;   // held back by the LivenessThrottle
   std::uint64_t user_messages_dispatched = 0;
   std::uint64_t gossip_states_sent = 0;
+  std::uint64_t gossip_deltas_sent = 0;  // answers to a state, and seen sets alone
   std::uint64_t links_closed[kAllCloseReasons.size()] = {};
   std::uint64_t wire_errors[wire::kAllWireErrors.size()] = {};
   std::uint64_t dead_letters[kDeadLetterReasonCount] = {};
@@ -228,6 +229,10 @@ class Kernel {
   void apply_status(const NodeAddress& address, MemberStatus status);
   void on_gossip_digest(const MemberId& from, const wire::GossipDigest& digest);
   void merge_gossip(const MemberId& from, wire::GossipState&& state);
+  void merge_gossip_delta(const MemberId& from, wire::GossipDelta&& delta);
+  bool ignores_gossip_from(const MemberId& from) const;
+  void take_in(std::vector<Member>&& records, std::span<const ReachabilityRow> rows, MemberTable& incoming,
+               ReachabilityTable& incoming_rows);
   bool overwrite_members(const MemberTable& incoming);
   bool accept_record(const Member& incoming) const;
   bool accept_record(const Member& incoming, const Member* known) const;
@@ -242,6 +247,7 @@ class Kernel {
   void close_idle_links(bool joining);
   void check_unlive_links() const;
   void send_gossip_state(const NodeAddress& peer);
+  void send_gossip_delta(const NodeAddress& peer, const MemberTable& theirs, const ReachabilityTable& their_rows);
   void leader_actions();
   void on_seen_grew();
   void check_self_status();

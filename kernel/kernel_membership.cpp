@@ -246,14 +246,38 @@ void Kernel::send_gossip_state(const NodeAddress& peer) {
   ++counters_.gossip_states_sent;
 }
 
-void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
-  if (config_.mutations.downed_gossip_ignored) {
-    if (const Member* sender = members_.find(from.address); sender != nullptr && sender->id == from &&
-                                                           !is_live_status(sender->status)) {
-      return;
-    }
+// `peer` sent us `theirs` (the records and rows we took from it): what goes
+// back is only what differs in ours, with our digest and seen set, so a whole
+// state is answered by the few records the sender lacks.
+void Kernel::send_gossip_delta(const NodeAddress& peer, const MemberTable& theirs,
+                               const ReachabilityTable& their_rows) {
+  std::vector<Member> members;
+  const std::span<const Member> their_members = theirs.members();
+  auto other = their_members.begin();
+  for (const Member& m : members_.members()) {
+    while (other != their_members.end() && other->address() < m.address()) ++other;
+    if (other == their_members.end() || *other != m) members.push_back(m);
   }
-  const MemberTable incoming = accept_records(std::move(state.members));
+  std::vector<ReachabilityRow> rows;
+  const std::span<const ReachabilityRow> their_row_list = their_rows.rows();
+  auto other_row = their_row_list.begin();
+  for (const ReachabilityRow& row : reachability_.rows()) {
+    while (other_row != their_row_list.end() && other_row->observer < row.observer) ++other_row;
+    if (other_row == their_row_list.end() || *other_row != row) rows.push_back(row);
+  }
+  send_control(peer, wire::GossipDeltaView{digest_, members, rows, seen_.ids()});
+  ++counters_.gossip_deltas_sent;
+}
+
+bool Kernel::ignores_gossip_from(const MemberId& from) const {
+  if (!config_.mutations.downed_gossip_ignored) return false;
+  const Member* sender = members_.find(from.address);
+  return sender != nullptr && sender->id == from && !is_live_status(sender->status);
+}
+
+void Kernel::take_in(std::vector<Member>&& records, std::span<const ReachabilityRow> rows, MemberTable& incoming,
+                     ReachabilityTable& incoming_rows) {
+  incoming = accept_records(std::move(records));
   std::vector<Member> before;  // filled only when the members change
   bool members_changed = false;
   if (config_.mutations.merge_order_dependent) {
@@ -265,14 +289,19 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
   // Rows of observers whose life is over here are not taken back: pruned
   // rows would otherwise circulate between nodes that prune at different
   // moments, and every return would reset convergence.
-  ReachabilityTable incoming_rows;
-  for (const ReachabilityRow& row : state.rows) {
+  for (const ReachabilityRow& row : rows) {
     if (!is_gone(row.observer)) incoming_rows.merge(row);
   }
   const bool rows_changed = reachability_.merge(incoming_rows);
   if (members_changed) emit_member_changes(before);
   if (members_changed || rows_changed) on_state_changed();
+}
 
+void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
+  if (ignores_gossip_from(from)) return;
+  MemberTable incoming;
+  ReachabilityTable incoming_rows;
+  take_in(std::move(state.members), state.rows, incoming, incoming_rows);
   // The sender's state, as we took it in, is ours: compared exactly, which
   // is what comparing the two digests stands for, without hashing theirs.
   if (incoming == members_ && incoming_rows == reachability_) {
@@ -280,7 +309,25 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
     seen_.merge(state.seen, self_, from);
     on_seen_grew();
   } else {
-    send_gossip_state(from.address);  // we hold something the sender lacks
+    send_gossip_delta(from.address, incoming, incoming_rows);  // we hold something the sender lacks
+  }
+  check_self_status();
+}
+
+// A delta holds the sender's state as far as it differs from one we sent:
+// with its records merged, equal digests mean we hold the sender's whole
+// state, so its seen set is ours to merge. A digest still different means
+// we hold more (or moved on since), so our whole state goes back.
+void Kernel::merge_gossip_delta(const MemberId& from, wire::GossipDelta&& delta) {
+  if (ignores_gossip_from(from)) return;
+  MemberTable incoming;
+  ReachabilityTable incoming_rows;
+  take_in(std::move(delta.members), delta.rows, incoming, incoming_rows);
+  if (delta.digest == digest_) {
+    seen_.merge(delta.seen, self_, from);
+    on_seen_grew();
+  } else {
+    send_gossip_state(from.address);
   }
   check_self_status();
 }
@@ -299,7 +346,10 @@ void Kernel::on_gossip_digest(const MemberId& from, const wire::GossipDigest& di
   // answered is the state as it is now.
   switch (reply_to_equal_digest(seen_.size(), digest.seen)) {
     case SeenReply::nothing: break;
-    case SeenReply::send_state: send_gossip_state(from.address); break;
+    case SeenReply::send_state:  // our seen set is what they lack
+      send_control(from.address, wire::GossipDeltaView{digest_, {}, {}, seen_.ids()});
+      ++counters_.gossip_deltas_sent;
+      break;
     case SeenReply::send_digest: send_control(from.address, wire::GossipDigest{digest_, seen_.size()}); break;
   }
 }

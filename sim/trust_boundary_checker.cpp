@@ -153,18 +153,23 @@ void RogueScript::forged_row() {
   hello_.address = wire::AddressView::of(stranger_);
   what = "gossip claiming the victim down 2^41 lives on";
   (void)wire::append_frame(bytes, hello_);
+  // The claim comes as a whole state and again as a delta: both paths in
+  // meet the same ingest guard.
   wire::GossipState forged;
   forged.members.push_back(Member{MemberId{*victim, Incarnation{far_ahead_}}, MemberStatus::down});
+  const wire::GossipDelta forged_delta{1, forged.members, {}, {}};
   if (!authenticated_) {
     (void)wire::append_frame(bytes, forged);
+    (void)wire::append_frame(bytes, forged_delta);
     return;
   }
   // An insider: on authenticated links it holds the key and proves
   // itself, so its gossip meets the ingest guard, not the handshake.
-  answer = [proven = prove(target_.config().auth.keys.front(), std::nullopt),
-            forged](std::span<const std::uint8_t> written) {
+  answer = [proven = prove(target_.config().auth.keys.front(), std::nullopt), forged,
+            forged_delta](std::span<const std::uint8_t> written) {
     std::vector<std::uint8_t> out = proven(written);
     (void)wire::append_frame(out, forged);
+    (void)wire::append_frame(out, forged_delta);
     return out;
   };
 }

@@ -14,6 +14,7 @@ constexpr std::uint32_t kKindOnly = field_bit(kKindKey);
 constexpr std::uint32_t kKindAndOne = kKindOnly | field_bit(1);
 constexpr std::uint32_t kKindAndTwo = kKindAndOne | field_bit(2);
 constexpr std::uint32_t kKindAndThree = kKindAndTwo | field_bit(3);
+constexpr std::uint32_t kKindAndFour = kKindAndThree | field_bit(4);
 
 std::size_t size_of_kind(MessageKind kind) {
   return 1 + Writer::size_of_uint(static_cast<std::uint8_t>(kind));
@@ -166,6 +167,48 @@ void write_subject_message(Writer& w, MessageKind kind, const MemberId& subject,
   w.write_uint(value);
 }
 
+// The three lists of a gossip state (and of a delta), under keys first,
+// first + 1 and first + 2, as decode_gossip_state requires them.
+std::size_t size_of_tables(std::span<const Member> members, std::span<const ReachabilityRow> rows,
+                           std::span<const MemberId> seen) {
+  std::size_t size = 1 + Writer::size_of_container_header(members.size());
+  for (const Member& member : members) size += size_of_member(member);
+  size += 1 + Writer::size_of_container_header(rows.size());
+  for (const ReachabilityRow& row : rows) size += size_of_row(row);
+  size += 1 + Writer::size_of_container_header(seen.size());
+  for (const MemberId& id : seen) size += size_of_member_id(id);
+  return size;
+}
+void write_tables(Writer& w, unsigned first, std::span<const Member> members, std::span<const ReachabilityRow> rows,
+                  std::span<const MemberId> seen) {
+  WEFT_ASSERT(members.size() <= kMaxGossipEntries);
+  WEFT_ASSERT(rows.size() <= kMaxGossipEntries);
+  WEFT_ASSERT(seen.size() <= kMaxGossipEntries);
+  WEFT_ASSERT(strictly_increasing(members, address_less));
+  WEFT_ASSERT(strictly_increasing(rows, observer_less));
+  WEFT_ASSERT(strictly_increasing(seen));
+  w.write_uint(first);
+  w.write_array_header(static_cast<std::uint32_t>(members.size()));
+  for (const Member& member : members) write_member(w, member);
+  w.write_uint(first + 1);
+  w.write_array_header(static_cast<std::uint32_t>(rows.size()));
+  for (const ReachabilityRow& row : rows) write_row(w, row);
+  w.write_uint(first + 2);
+  w.write_array_header(static_cast<std::uint32_t>(seen.size()));
+  for (const MemberId& id : seen) write_member_id(w, id);
+}
+// List `index` (0 members, 1 rows, 2 seen) of a gossip state or delta.
+WireError read_table(Reader& r, unsigned index, std::vector<Member>& members, std::vector<ReachabilityRow>& rows,
+                     std::vector<MemberId>& seen) {
+  switch (index) {
+    case 0: return read_sorted_list(r, members, read_member, address_less);
+    case 1: return read_sorted_list(r, rows, read_row, observer_less);
+    default:
+      WEFT_ASSERT(index == 2);
+      return read_sorted_list(r, seen, read_member_id, std::less<MemberId>());
+  }
+}
+
 template <class T>
 Decoded<T> decode_uint_message(Bytes payload, MessageKind kind, std::uint64_t T::*field) {
   T message{};
@@ -200,6 +243,8 @@ MessageKind kind_of(const ProbeAlive&) { return MessageKind::probe_alive; }
 MessageKind kind_of(const GossipDigest&) { return MessageKind::gossip_digest; }
 MessageKind kind_of(const GossipState&) { return MessageKind::gossip_state; }
 MessageKind kind_of(const GossipStateView&) { return MessageKind::gossip_state; }
+MessageKind kind_of(const GossipDelta&) { return MessageKind::gossip_delta; }
+MessageKind kind_of(const GossipDeltaView&) { return MessageKind::gossip_delta; }
 
 std::size_t encoded_size(const Join& m) { return 1 + size_of_kind(kind_of(m)); }
 std::size_t encoded_size(const Heartbeat& m) { return size_of_uint_message(kind_of(m), m.sequence); }
@@ -217,14 +262,12 @@ std::size_t encoded_size(const ProbeAlive& m) {
 }
 std::size_t encoded_size(const GossipState& m) { return encoded_size(GossipStateView::of(m)); }
 std::size_t encoded_size(const GossipStateView& m) {
-  std::size_t size = 1 + size_of_kind(kind_of(m));
-  size += 1 + Writer::size_of_container_header(m.members.size());
-  for (const Member& member : m.members) size += size_of_member(member);
-  size += 1 + Writer::size_of_container_header(m.rows.size());
-  for (const ReachabilityRow& row : m.rows) size += size_of_row(row);
-  size += 1 + Writer::size_of_container_header(m.seen.size());
-  for (const MemberId& id : m.seen) size += size_of_member_id(id);
-  return size;
+  return 1 + size_of_kind(kind_of(m)) + size_of_tables(m.members, m.rows, m.seen);
+}
+std::size_t encoded_size(const GossipDelta& m) { return encoded_size(GossipDeltaView::of(m)); }
+std::size_t encoded_size(const GossipDeltaView& m) {
+  return 1 + size_of_kind(kind_of(m)) + 1 + Writer::size_of_uint(m.digest) +
+         size_of_tables(m.members, m.rows, m.seen);
 }
 
 void encode(const Join& m, Writer& w) {
@@ -251,24 +294,17 @@ void encode(const ProbeAlive& m, Writer& w) {
 }
 void encode(const GossipState& m, Writer& w) { encode(GossipStateView::of(m), w); }
 void encode(const GossipStateView& m, Writer& w) {
-  // The lists as decode_gossip_state requires them (read_sorted_list).
-  WEFT_ASSERT(m.members.size() <= kMaxGossipEntries);
-  WEFT_ASSERT(m.rows.size() <= kMaxGossipEntries);
-  WEFT_ASSERT(m.seen.size() <= kMaxGossipEntries);
-  WEFT_ASSERT(strictly_increasing(m.members, address_less));
-  WEFT_ASSERT(strictly_increasing(m.rows, observer_less));
-  WEFT_ASSERT(strictly_increasing(m.seen));
   w.write_map_header(4);
   write_kind(w, kind_of(m));
+  write_tables(w, 1, m.members, m.rows, m.seen);
+}
+void encode(const GossipDelta& m, Writer& w) { encode(GossipDeltaView::of(m), w); }
+void encode(const GossipDeltaView& m, Writer& w) {
+  w.write_map_header(5);
+  write_kind(w, kind_of(m));
   w.write_uint(1);
-  w.write_array_header(static_cast<std::uint32_t>(m.members.size()));
-  for (const Member& member : m.members) write_member(w, member);
-  w.write_uint(2);
-  w.write_array_header(static_cast<std::uint32_t>(m.rows.size()));
-  for (const ReachabilityRow& row : m.rows) write_row(w, row);
-  w.write_uint(3);
-  w.write_array_header(static_cast<std::uint32_t>(m.seen.size()));
-  for (const MemberId& id : m.seen) write_member_id(w, id);
+  w.write_uint(m.digest);
+  write_tables(w, 2, m.members, m.rows, m.seen);
 }
 
 Decoded<Join> decode_join(Bytes payload) {
@@ -309,16 +345,22 @@ Decoded<GossipState> decode_gossip_state(Bytes payload) {
   GossipState state;
   const WireError e = decode_fields_of(payload, MessageKind::gossip_state, kKindAndThree,
                                    [&](unsigned key, Reader& r) {
-    switch (key) {
-      case 1: return read_sorted_list(r, state.members, read_member, address_less);
-      case 2: return read_sorted_list(r, state.rows, read_row, observer_less);
-      default:
-        WEFT_ASSERT(key == 3);  // decode_fields hands over required keys only
-        return read_sorted_list(r, state.seen, read_member_id, std::less<MemberId>());
-    }
+    WEFT_ASSERT(key >= 1 && key <= 3);  // decode_fields hands over required keys only
+    return read_table(r, key - 1, state.members, state.rows, state.seen);
   });
   if (e != WireError::none) return {.error = e};
   return {.value = std::move(state)};
+}
+Decoded<GossipDelta> decode_gossip_delta(Bytes payload) {
+  GossipDelta delta;
+  const WireError e = decode_fields_of(payload, MessageKind::gossip_delta, kKindAndFour,
+                                   [&](unsigned key, Reader& r) {
+    WEFT_ASSERT(key >= 1 && key <= 4);  // decode_fields hands over required keys only
+    if (key == 1) return r.read_uint(delta.digest);
+    return read_table(r, key - 2, delta.members, delta.rows, delta.seen);
+  });
+  if (e != WireError::none) return {.error = e};
+  return {.value = std::move(delta)};
 }
 
 }  // namespace weft::wire

@@ -13,6 +13,10 @@
 //   gossip_digest {0: 0x20, 1: digest uint, 2: seen uint}     "my state's fingerprint, and how
 //                                                             many members I know have seen it"
 //   gossip_state  {0: 0x21, 1: [member...], 2: [row...], 3: [member_id...] seen}
+//   gossip_delta  {0: 0x22, 1: digest uint, 2: [member...], 3: [row...], 4: [member_id...] seen}
+//                 "my state is the one you sent me plus these records; its
+//                 fingerprint, and who holds it" (no records: "we hold the
+//                 same state, and these members hold it too")
 //
 //   member_id = [host str, port uint, incarnation uint]
 //   member    = [host str, port uint, incarnation uint, status uint 0..5]
@@ -88,6 +92,24 @@ struct GossipStateView {
   std::span<const MemberId> seen;
   static GossipStateView of(const GossipState& state) { return {state.members, state.rows, state.seen}; }
 };
+// The records of the sender's state that differ from a state the receiver
+// sent it, and the digest and seen set of the whole: at a thousand members a
+// whole state answering a whole state, or teaching only a seen set, was most
+// of a cluster's boot.
+struct GossipDelta {
+  std::uint64_t digest = 0;              // of the sender's whole state
+  std::vector<Member> members;           // sorted by address, unique
+  std::vector<ReachabilityRow> rows;     // sorted by observer, unique
+  std::vector<MemberId> seen;            // sorted, unique: who holds the whole state
+  friend bool operator==(const GossipDelta&, const GossipDelta&) = default;
+};
+struct GossipDeltaView {
+  std::uint64_t digest = 0;  // as GossipDelta's
+  std::span<const Member> members;
+  std::span<const ReachabilityRow> rows;
+  std::span<const MemberId> seen;
+  static GossipDeltaView of(const GossipDelta& delta) { return {delta.digest, delta.members, delta.rows, delta.seen}; }
+};
 
 MessageKind kind_of(const Join&);
 MessageKind kind_of(const Heartbeat&);
@@ -99,6 +121,8 @@ MessageKind kind_of(const ProbeAlive&);
 MessageKind kind_of(const GossipDigest&);
 MessageKind kind_of(const GossipState&);
 MessageKind kind_of(const GossipStateView&);
+MessageKind kind_of(const GossipDelta&);
+MessageKind kind_of(const GossipDeltaView&);
 
 std::size_t encoded_size(const Join&);
 std::size_t encoded_size(const Heartbeat&);
@@ -110,6 +134,8 @@ std::size_t encoded_size(const ProbeAlive&);
 std::size_t encoded_size(const GossipDigest&);
 std::size_t encoded_size(const GossipState&);
 std::size_t encoded_size(const GossipStateView&);
+std::size_t encoded_size(const GossipDelta&);
+std::size_t encoded_size(const GossipDeltaView&);
 
 void encode(const Join&, Writer&);
 void encode(const Heartbeat&, Writer&);
@@ -121,6 +147,8 @@ void encode(const ProbeAlive&, Writer&);
 void encode(const GossipDigest&, Writer&);
 void encode(const GossipState&, Writer&);
 void encode(const GossipStateView&, Writer&);
+void encode(const GossipDelta&, Writer&);
+void encode(const GossipDeltaView&, Writer&);
 
 // Each decoder takes a payload whose kind is its own (decode_message checks).
 Decoded<Join> decode_join(Bytes payload);
@@ -132,5 +160,6 @@ Decoded<ProbeAck> decode_probe_ack(Bytes payload);
 Decoded<ProbeAlive> decode_probe_alive(Bytes payload);
 Decoded<GossipDigest> decode_gossip_digest(Bytes payload);
 Decoded<GossipState> decode_gossip_state(Bytes payload);
+Decoded<GossipDelta> decode_gossip_delta(Bytes payload);
 
 }  // namespace weft::wire

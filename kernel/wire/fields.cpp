@@ -36,6 +36,7 @@ std::string_view to_string(MessageKind kind) {
     case MessageKind::probe_alive: return "probe_alive";
     case MessageKind::gossip_digest: return "gossip_digest";
     case MessageKind::gossip_state: return "gossip_state";
+    case MessageKind::gossip_delta: return "gossip_delta";
     case MessageKind::tell: return "tell";
     case MessageKind::ask: return "ask";
     case MessageKind::reply: return "reply";

@@ -35,6 +35,7 @@ enum class MessageKind : std::uint8_t {
   probe_alive = 0x16,
   gossip_digest = 0x20,
   gossip_state = 0x21,
+  gossip_delta = 0x22,
   tell = 0x40,
   ask = 0x41,
   reply = 0x42,
@@ -44,7 +45,7 @@ inline constexpr std::array kAllMessageKinds = {
     MessageKind::hello,         MessageKind::hello_proof, MessageKind::join,        MessageKind::heartbeat,
     MessageKind::heartbeat_ack, MessageKind::probe_request, MessageKind::probe,
     MessageKind::probe_ack,     MessageKind::probe_alive, MessageKind::gossip_digest,
-    MessageKind::gossip_state,  MessageKind::tell,        MessageKind::ask,
+    MessageKind::gossip_state,  MessageKind::gossip_delta, MessageKind::tell,       MessageKind::ask,
     MessageKind::reply,
 };
 

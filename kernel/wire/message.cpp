@@ -27,6 +27,7 @@ Decoded<Message> decode_message(Bytes payload) {
     case MessageKind::probe_alive: return widen(decode_probe_alive(payload));
     case MessageKind::gossip_digest: return widen(decode_gossip_digest(payload));
     case MessageKind::gossip_state: return widen(decode_gossip_state(payload));
+    case MessageKind::gossip_delta: return widen(decode_gossip_delta(payload));
     case MessageKind::tell:
     case MessageKind::ask:
     case MessageKind::reply: {

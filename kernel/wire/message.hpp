@@ -13,7 +13,7 @@
 namespace weft::wire {
 
 using Message = std::variant<Hello, HelloProof, Envelope, Join, Heartbeat, HeartbeatAck, ProbeRequest, Probe,
-                             ProbeAck, ProbeAlive, GossipDigest, GossipState>;
+                             ProbeAck, ProbeAlive, GossipDigest, GossipState, GossipDelta>;
 
 Decoded<Message> decode_message(Bytes payload);
 

@@ -153,7 +153,7 @@ def hello(**kw):
 
 # Control messages (kernel/wire/control.hpp).
 JOIN, HEARTBEAT, HEARTBEAT_ACK, PROBE_REQUEST, PROBE, PROBE_ACK, PROBE_ALIVE = range(0x10, 0x17)
-GOSSIP_DIGEST, GOSSIP_STATE = 0x20, 0x21
+GOSSIP_DIGEST, GOSSIP_STATE, GOSSIP_DELTA = 0x20, 0x21, 0x22
 
 
 def member_id(host="10.0.0.1", port=7000, incarnation=1):
@@ -187,6 +187,12 @@ def control_seeds():
         "control_probe_alive": msg([(0, uint(PROBE_ALIVE)), (1, a), (2, uint(9))]),
         "control_gossip_digest": msg([(0, uint(GOSSIP_DIGEST)), (1, uint(0xFFFFFFFFFFFFFFFF)), (2, uint(31))]),
         "control_gossip_state": msg(state),
+        "control_gossip_delta": msg([(0, uint(GOSSIP_DELTA)), (1, uint(0x8000000000000001)),
+                                     (2, listing(members[1:])), (3, listing([])), (4, listing([a, b]))]),
+        "control_gossip_delta_seen_only": msg([(0, uint(GOSSIP_DELTA)), (1, uint(7)), (2, listing([])),
+                                               (3, listing([])), (4, listing([b]))]),
+        "bad_control_gossip_delta_no_digest": msg([(0, uint(GOSSIP_DELTA)), (2, listing([])),
+                                                   (3, listing([])), (4, listing([]))]),
         "control_gossip_state_empty": msg([(0, uint(GOSSIP_STATE)), (1, listing([])),
                                            (2, listing([])), (3, listing([]))]),
         "bad_control_gossip_unsorted": msg([state[0], (1, listing(list(reversed(members))))] + state[2:]),
