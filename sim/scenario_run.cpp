@@ -123,7 +123,8 @@ std::string view_line(std::size_t node, const Kernel& k) {
   }
   const KernelCounters& c = k.counters();
   line += cat("; frames in ", std::to_string(c.frames_in), " out ", std::to_string(c.frames_out),
-              ", gossip states sent ", std::to_string(c.gossip_states_sent), ", records refused ",
+              ", gossip states sent ", std::to_string(c.gossip_states_sent), ", deltas sent ",
+              std::to_string(c.gossip_deltas_sent), ", records refused ",
               std::to_string(c.ingest_rejected));
   return line;
 }

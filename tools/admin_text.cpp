@@ -132,6 +132,10 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
   Family(out, "weft_mailbox_high_water", "gauge", "The deepest any actor's mailbox has been.")
       .sample("weft_mailbox_high_water", static_cast<double>(c.mailbox_high_water));
   counter("weft_ingest_rejected_total", "Gossip records refused by the ingest guard.", c.ingest_rejected);
+  counter("weft_gossip_states_sent_total", "Whole gossip states sent (answers to joins and to differing digests).",
+          c.gossip_states_sent);
+  counter("weft_gossip_deltas_sent_total", "Gossip deltas sent (answers to a whole state, and seen sets alone).",
+          c.gossip_deltas_sent);
   counter("weft_control_too_large_total",
           "Control frames (gossip states) not sent because they exceed max_frame_bytes: raise max_frame_bytes.",
           c.control_too_large);

@@ -31,6 +31,11 @@ def converge(c, size):
 
 def case_three_converge(c, ctl):
     converge(c, 3)
+    # Joins are answered with whole states; both gossip counters are exported.
+    assert sum(n.metric("weft_gossip_states_sent_total") or 0 for n in c.nodes) >= 1, "no gossip state counted"
+    for n in c.nodes:
+        status, body = n.get("/metrics")
+        assert status == 200 and "\nweft_gossip_deltas_sent_total " in body, "no delta counter exported"
     out = subprocess.run([ctl, f"--admin={c.nodes[0].admin}", "members"], capture_output=True, text=True, check=True)
     assert all(n.address in out.stdout for n in c.nodes), out.stdout
     reply = subprocess.run([ctl, f"--admin={c.nodes[0].admin}", "ask", f"{c.nodes[2].address}/echo", "hello"],
