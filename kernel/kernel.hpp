@@ -248,6 +248,7 @@ class Kernel {
   void check_unlive_links() const;
   void send_gossip_state(const NodeAddress& peer);
   void send_gossip_delta(const NodeAddress& peer, const MemberTable& theirs, const ReachabilityTable& their_rows);
+  void send_delta(const NodeAddress& peer, std::span<const Member> members, std::span<const ReachabilityRow> rows);
   void leader_actions();
   void on_seen_grew();
   void check_self_status();

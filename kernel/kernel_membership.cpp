@@ -246,25 +246,38 @@ void Kernel::send_gossip_state(const NodeAddress& peer) {
   ++counters_.gossip_states_sent;
 }
 
+namespace {
+
+// The entries of `mine` that `theirs` lacks or holds otherwise; both lists
+// sorted by `key`, so one walk finds them.
+template <class T, class Key>
+std::vector<T> differing(std::span<const T> mine, std::span<const T> theirs, Key key) {
+  std::vector<T> out;
+  auto other = theirs.begin();
+  for (const T& entry : mine) {
+    while (other != theirs.end() && key(*other) < key(entry)) ++other;
+    if (other == theirs.end() || *other != entry) out.push_back(entry);
+  }
+  return out;
+}
+
+}  // namespace
+
 // `peer` sent us `theirs` (the records and rows we took from it): what goes
 // back is only what differs in ours, with our digest and seen set, so a whole
 // state is answered by the few records the sender lacks.
 void Kernel::send_gossip_delta(const NodeAddress& peer, const MemberTable& theirs,
                                const ReachabilityTable& their_rows) {
-  std::vector<Member> members;
-  const std::span<const Member> their_members = theirs.members();
-  auto other = their_members.begin();
-  for (const Member& m : members_.members()) {
-    while (other != their_members.end() && other->address() < m.address()) ++other;
-    if (other == their_members.end() || *other != m) members.push_back(m);
-  }
-  std::vector<ReachabilityRow> rows;
-  const std::span<const ReachabilityRow> their_row_list = their_rows.rows();
-  auto other_row = their_row_list.begin();
-  for (const ReachabilityRow& row : reachability_.rows()) {
-    while (other_row != their_row_list.end() && other_row->observer < row.observer) ++other_row;
-    if (other_row == their_row_list.end() || *other_row != row) rows.push_back(row);
-  }
+  const std::vector<Member> members =
+      differing(members_.members(), theirs.members(), [](const Member& m) -> const NodeAddress& { return m.address(); });
+  const std::vector<ReachabilityRow> rows = differing(
+      reachability_.rows(), their_rows.rows(), [](const ReachabilityRow& r) -> const MemberId& { return r.observer; });
+  send_delta(peer, members, rows);
+}
+
+// Records and rows (none: the seen set alone) under our digest and seen set.
+void Kernel::send_delta(const NodeAddress& peer, std::span<const Member> members,
+                        std::span<const ReachabilityRow> rows) {
   send_control(peer, wire::GossipDeltaView{digest_, members, rows, seen_.ids()});
   ++counters_.gossip_deltas_sent;
 }
@@ -346,10 +359,7 @@ void Kernel::on_gossip_digest(const MemberId& from, const wire::GossipDigest& di
   // answered is the state as it is now.
   switch (reply_to_equal_digest(seen_.size(), digest.seen)) {
     case SeenReply::nothing: break;
-    case SeenReply::send_state:  // our seen set is what they lack
-      send_control(from.address, wire::GossipDeltaView{digest_, {}, {}, seen_.ids()});
-      ++counters_.gossip_deltas_sent;
-      break;
+    case SeenReply::send_state: send_delta(from.address, {}, {}); break;  // our seen set is what they lack
     case SeenReply::send_digest: send_control(from.address, wire::GossipDigest{digest_, seen_.size()}); break;
   }
 }
