@@ -240,6 +240,8 @@ class Kernel {
   void emit_member_changes(const std::vector<Member>& before);
   void gossip_round();
   void refresh_gossip_targets();
+  void refresh_gossip_view();
+  void add_to_gossip_view();
   void hasten_gossip(bool is_converged);
   void heal_probe();
   const std::vector<NodeAddress>& heal_candidates();
@@ -316,10 +318,19 @@ class Kernel {
     bool valid = false;
     std::uint64_t members_version = 0;
     std::uint64_t seen_version = 0;
+    std::uint64_t rebuilds = 0;         // moves on whenever the indices may have moved
     std::vector<std::uint32_t> peers;   // indices into members_.members()
     std::vector<std::uint32_t> unseen;  // the subset of peers not in seen_
   };
   GossipTargets gossip_targets_;                 // refresh_gossip_targets()
+  // The few peers gossip's uniform picks come from (refresh_gossip_view).
+  struct GossipView {
+    std::vector<NodeAddress> addresses;   // sorted
+    std::vector<std::uint32_t> indices;   // the same members, as indices into members_.members()
+    std::uint64_t targets_rebuild = UINT64_MAX;  // the gossip_targets_.rebuilds indices match
+    std::uint32_t rounds_since_swap = 0;
+  };
+  GossipView gossip_view_;
   struct HealCandidates {
     bool valid = false;
     std::uint64_t members_version = 0;

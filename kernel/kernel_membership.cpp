@@ -38,6 +38,36 @@ std::uint32_t nth_not_chosen(const std::vector<std::uint32_t>& pool, std::size_t
   return pool[position];
 }
 
+// The element at `pick` of `pool` (sorted, unique) once `taken` (sorted, a
+// subset of pool) is taken out of it.
+std::uint32_t nth_not_taken(const std::vector<std::uint32_t>& pool, std::size_t pick,
+                            const std::vector<std::uint32_t>& taken) {
+  std::size_t position = pick;
+  for (const std::uint32_t t : taken) {
+    const auto at = std::lower_bound(pool.begin(), pool.end(), t);
+    WEFT_ASSERT(at != pool.end() && *at == t);
+    if (static_cast<std::size_t>(at - pool.begin()) <= position) ++position;
+  }
+  WEFT_ASSERT(position < pool.size());
+  return pool[position];
+}
+
+// Gossip's uniform picks (those not aimed at peers that have not seen this
+// state) come from a small random view, not from every peer: drawn from
+// every peer, a converged node of a thousand would in time hold a link to
+// each of them, and opening those links was most of a steady run's cost
+// (docs/performance.md). Twice log2 of the peers plus the fanout keeps the
+// views a well-knit random graph, so a change still spreads in O(log N)
+// rounds; one member is swapped every kGossipViewSwapRounds rounds so that
+// no fixed neighbourhood stays cut off.
+constexpr std::uint32_t kGossipViewSwapRounds = 25;
+
+std::size_t gossip_view_size(std::size_t peers, std::uint32_t fanout) {
+  std::size_t log2 = 0;
+  while ((std::size_t{1} << log2) <= peers) ++log2;
+  return std::min(peers, 2 * log2 + fanout);
+}
+
 std::uint64_t combined_digest(const MemberTable& members, const ReachabilityTable& reachability) {
   return fingerprint_u64(members.digest(), reachability.digest());
 }
@@ -619,6 +649,7 @@ void Kernel::refresh_gossip_targets() {
   targets.valid = true;
   targets.members_version = members_.version();
   targets.seen_version = seen_.version();
+  ++targets.rebuilds;
   targets.peers.clear();
   targets.unseen.clear();
   // seen_ is sorted by MemberId, which for distinct addresses is address
@@ -634,6 +665,51 @@ void Kernel::refresh_gossip_targets() {
     if (seen == seen_ids.end() || *seen != m.id) targets.unseen.push_back(i);
   }
   WEFT_ASSERT(targets.unseen.size() <= targets.peers.size() && targets.peers.size() < members.size());
+}
+
+// Keeps gossip_view_ a random subset of the live peers of its size: drops
+// members no longer live, tops up from the other peers, and swaps one out
+// every kGossipViewSwapRounds calls (one per gossip round).
+void Kernel::refresh_gossip_view() {
+  refresh_gossip_targets();
+  GossipView& view = gossip_view_;
+  const std::vector<std::uint32_t>& peers = gossip_targets_.peers;
+  if (view.targets_rebuild != gossip_targets_.rebuilds) {
+    view.targets_rebuild = gossip_targets_.rebuilds;
+    const std::span<const Member> members = members_.members();
+    std::vector<NodeAddress> kept;
+    view.indices.clear();
+    for (NodeAddress& address : view.addresses) {
+      const Member* m = members_.find(address);
+      if (m == nullptr || !is_live_status(m->status)) continue;
+      view.indices.push_back(static_cast<std::uint32_t>(m - members.data()));
+      kept.push_back(std::move(address));
+    }
+    view.addresses = std::move(kept);
+  }
+  const std::size_t size = gossip_view_size(peers.size(), config_.gossip_fanout);
+  while (view.indices.size() < size) add_to_gossip_view();
+  if (++view.rounds_since_swap >= kGossipViewSwapRounds && peers.size() > view.indices.size()) {
+    view.rounds_since_swap = 0;
+    const std::uint32_t out = view.indices[static_cast<std::size_t>(prng_.below(view.indices.size()))];
+    add_to_gossip_view();
+    const auto at = std::lower_bound(view.indices.begin(), view.indices.end(), out);
+    view.addresses.erase(view.addresses.begin() + (at - view.indices.begin()));
+    view.indices.erase(at);
+  }
+  WEFT_ASSERT(view.indices.size() == size && view.addresses.size() == size);
+}
+
+// A random live peer not in gossip_view_ joins it.
+void Kernel::add_to_gossip_view() {
+  GossipView& view = gossip_view_;
+  const std::vector<std::uint32_t>& peers = gossip_targets_.peers;
+  WEFT_ASSERT(view.indices.size() < peers.size());
+  const std::size_t pick = static_cast<std::size_t>(prng_.below(peers.size() - view.indices.size()));
+  const std::uint32_t added = nth_not_taken(peers, pick, view.indices);
+  const auto at = std::lower_bound(view.indices.begin(), view.indices.end(), added);
+  view.addresses.insert(view.addresses.begin() + (at - view.indices.begin()), members_.members()[added].address());
+  view.indices.insert(at, added);
 }
 
 // Timer::join: due at start, on rejoining and whenever this node finds
@@ -670,29 +746,30 @@ void Kernel::gossip_round() {
   check_self_status();
   if (shut_down_) return;
 
-  refresh_gossip_targets();
-  const std::vector<std::uint32_t>& peers = gossip_targets_.peers;
-  const std::vector<std::uint32_t>& unseen = gossip_targets_.unseen;  // a subset of peers
+  refresh_gossip_view();
+  const std::vector<std::uint32_t>& view = gossip_view_.indices;      // a subset of the peers
+  const std::vector<std::uint32_t>& unseen = gossip_targets_.unseen;  // another
   const std::span<const Member> members = members_.members();
-  close_idle_links(peers.empty());
+  close_idle_links(gossip_targets_.peers.empty());
 
   // Push-pull: a digest to `fanout` peers, preferring ones that have not
-  // seen this state (Akka's biased gossip); the state follows only where the
-  // digests differ. Each pick leaves both pools: the pools stay as cached
-  // and the picks are skipped over (at most 16), rather than copying a
-  // thousand peers and erasing from the copies every round.
+  // seen this state (Akka's biased gossip), the others from the view; the
+  // state follows only where the digests differ. Each pick leaves both
+  // pools: the pools stay as cached and the picks are skipped over (at most
+  // 16), rather than copying a thousand peers and erasing from the copies
+  // every round.
   std::array<std::uint32_t, 16> chosen{};
   std::size_t chosen_count = 0;
-  std::size_t peers_left = peers.size();
+  std::size_t view_left = view.size();
   std::size_t unseen_left = unseen.size();
   WEFT_ASSERT(config_.gossip_fanout <= chosen.size());
-  for (std::uint32_t i = 0; i < config_.gossip_fanout && peers_left > 0; ++i) {
-    const bool from_unseen = unseen_left > 0 && prng_.chance(Ratio{4, 5});
-    const std::vector<std::uint32_t>& pool = from_unseen ? unseen : peers;
-    const std::size_t pick = prng_.below(from_unseen ? unseen_left : peers_left);
+  for (std::uint32_t i = 0; i < config_.gossip_fanout && (view_left > 0 || unseen_left > 0); ++i) {
+    const bool from_unseen = unseen_left > 0 && (view_left == 0 || prng_.chance(Ratio{4, 5}));
+    const std::vector<std::uint32_t>& pool = from_unseen ? unseen : view;
+    const std::size_t pick = prng_.below(from_unseen ? unseen_left : view_left);
     const std::uint32_t picked = nth_not_chosen(pool, pick, std::span(chosen.data(), chosen_count));
     send_control(members[picked].address(), wire::GossipDigest{digest_, seen_.size()});
-    --peers_left;
+    if (std::binary_search(view.begin(), view.end(), picked)) --view_left;
     if (std::binary_search(unseen.begin(), unseen.end(), picked)) --unseen_left;
     chosen[chosen_count++] = picked;
   }
