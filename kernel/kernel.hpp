@@ -124,6 +124,9 @@ class Kernel {
   bool is_unreachable(const MemberId& subject) const;
   std::uint64_t state_digest() const { return digest_; }
   std::span<const MemberId> seen_by() const { return seen_.ids(); }
+  // The peers gossip's uniform picks come from, sorted; as of the last
+  // gossip round (members gone since are dropped at the next).
+  std::span<const NodeAddress> gossip_view() const { return gossip_view_.addresses; }
   const KernelCounters& counters() const { return counters_; }
   bool is_shut_down() const { return shut_down_; }
   // The subjects this node monitors (its ring successors), in order.
@@ -241,7 +244,8 @@ class Kernel {
   void gossip_round();
   void refresh_gossip_targets();
   void refresh_gossip_view();
-  void add_to_gossip_view();
+  std::uint32_t add_to_gossip_view();
+  void drop_from_gossip_view(std::optional<std::uint32_t> kept = std::nullopt);
   void hasten_gossip(bool is_converged);
   void heal_probe();
   const std::vector<NodeAddress>& heal_candidates();

@@ -689,19 +689,16 @@ void Kernel::refresh_gossip_view() {
   }
   const std::size_t size = gossip_view_size(peers.size(), config_.gossip_fanout);
   while (view.indices.size() < size) add_to_gossip_view();
+  while (view.indices.size() > size) drop_from_gossip_view();  // the cluster shrank
   if (++view.rounds_since_swap >= kGossipViewSwapRounds && peers.size() > view.indices.size()) {
     view.rounds_since_swap = 0;
-    const std::uint32_t out = view.indices[static_cast<std::size_t>(prng_.below(view.indices.size()))];
-    add_to_gossip_view();
-    const auto at = std::lower_bound(view.indices.begin(), view.indices.end(), out);
-    view.addresses.erase(view.addresses.begin() + (at - view.indices.begin()));
-    view.indices.erase(at);
+    drop_from_gossip_view(add_to_gossip_view());
   }
   WEFT_ASSERT(view.indices.size() == size && view.addresses.size() == size);
 }
 
-// A random live peer not in gossip_view_ joins it.
-void Kernel::add_to_gossip_view() {
+// A random live peer not in gossip_view_ joins it; returns its index.
+std::uint32_t Kernel::add_to_gossip_view() {
   GossipView& view = gossip_view_;
   const std::vector<std::uint32_t>& peers = gossip_targets_.peers;
   WEFT_ASSERT(view.indices.size() < peers.size());
@@ -710,6 +707,17 @@ void Kernel::add_to_gossip_view() {
   const auto at = std::lower_bound(view.indices.begin(), view.indices.end(), added);
   view.addresses.insert(view.addresses.begin() + (at - view.indices.begin()), members_.members()[added].address());
   view.indices.insert(at, added);
+  return added;
+}
+
+// A random member of gossip_view_ but `kept` leaves it.
+void Kernel::drop_from_gossip_view(std::optional<std::uint32_t> kept) {
+  GossipView& view = gossip_view_;
+  WEFT_ASSERT(view.indices.size() > (kept ? 1U : 0U));
+  std::size_t out = static_cast<std::size_t>(prng_.below(view.indices.size() - (kept ? 1 : 0)));
+  if (kept && view.indices[out] >= *kept) ++out;  // skip over the one kept
+  view.addresses.erase(view.addresses.begin() + static_cast<std::ptrdiff_t>(out));
+  view.indices.erase(view.indices.begin() + static_cast<std::ptrdiff_t>(out));
 }
 
 // Timer::join: due at start, on rejoining and whenever this node finds

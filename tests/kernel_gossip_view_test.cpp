@@ -1,0 +1,178 @@
+// Goal: once a node has nothing new to spread, its gossip goes to a small
+// random view of its peers (2 log2 P + fanout of its P), not to every peer,
+// so a converged node of a thousand stops opening links; the view swaps one
+// member every 25 rounds, drops members that leave live status and shrinks
+// with the cluster.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "kernel/drain.hpp"
+#include "kernel/kernel.hpp"
+#include "kernel/wire/frame.hpp"
+#include "kernel/wire/message.hpp"
+#include "tests/test_ids.hpp"
+#include "tests/wire_test_support.hpp"
+
+namespace weft {
+namespace {
+
+using test::member_id;
+using wire::testing::encode_frame;
+
+constexpr int kMembers = 60;  // n2 and 59 peers: a view of 2 * 6 + 3 = 15
+
+// n2 (self) in a converged cluster of 60 that n1 (the leader) tells it
+// about. Every dial succeeds at once, and each digest n2 sends is recorded
+// by its destination.
+class ViewTest : public ::testing::Test {
+ protected:
+  ViewTest() : kernel_(make_config(), 1) {
+    for (int i = 1; i <= kMembers; ++i) ids_[member_id(i).address] = member_id(i);
+    kernel_.handle_tick(now_);
+    from_n1_ = kernel_.handle_link_accepted(now_);
+    kernel_.handle_bytes(now_, from_n1_, encode_frame(wire::testing::hello_from("weft", member_id(1))));
+    pump();
+  }
+
+  static Config make_config() {
+    Config c;
+    c.self = member_id(2).address;
+    c.seeds = {member_id(1).address};
+    // Rounds short enough that no monitor trips (no heartbeat is answered)
+    // while the view is watched.
+    c.gossip_interval = Duration::milliseconds(20);
+    return c;
+  }
+
+  // n1's state: members 1..60, up but n2 (joining) and those listed down;
+  // seen by all when nobody is down, so n2 has nothing to spread.
+  void tell_state(const std::set<int>& down = {}) {
+    std::vector<Member> members;
+    std::vector<MemberId> seen;
+    for (const auto& [address, id] : ids_) {
+      const int n = number(id);
+      const MemberStatus status = n == 2 ? MemberStatus::joining
+                                         : (down.count(n) != 0 ? MemberStatus::down : MemberStatus::up);
+      members.push_back(Member{id, status});
+      if (down.empty()) seen.push_back(id);
+    }
+    if (seen.empty()) seen.push_back(member_id(1));
+    kernel_.handle_bytes(now_, from_n1_, encode_frame(wire::GossipState{members, {}, seen}));
+    pump();
+  }
+
+  int number(const MemberId& id) const { return std::stoi(id.address.host.substr(id.address.host.rfind('.') + 1)); }
+
+  // Runs `rounds` gossip intervals and returns the digests' destinations.
+  std::vector<NodeAddress> run_rounds(int rounds) {
+    digests_to_.clear();
+    for (int i = 0; i < rounds; ++i) {
+      now_ += kernel_.config().gossip_interval;
+      kernel_.handle_tick(now_);
+      pump();
+    }
+    return digests_to_;
+  }
+
+  void pump() {
+    (void)drain(
+        kernel_,
+        [&](LinkCommand&& command) {
+          if (const auto* dial = std::get_if<ConnectCommand>(&command)) {
+            link_to_[dial->link] = dial->address;
+            kernel_.handle_link_up(now_, dial->link);
+            kernel_.handle_bytes(now_, dial->link, encode_frame(wire::testing::hello_from("weft", ids_.at(dial->address))));
+          }
+        },
+        [&](const Transmit& t) {
+          const auto to = link_to_.find(t.link);
+          if (to != link_to_.end()) {
+            const std::vector<std::uint8_t> bytes(t.bytes.begin(), t.bytes.end());
+            (void)decoders_[t.link].feed(bytes, [&](wire::Bytes payload) {
+              wire::Decoded<wire::Message> decoded = wire::decode_message(payload);
+              ASSERT_TRUE(decoded.ok());
+              if (std::holds_alternative<wire::GossipDigest>(decoded.value)) digests_to_.push_back(to->second);
+            });
+          }
+          kernel_.handle_sent(now_, t.link);
+        },
+        [](Event&&) { return true; });
+  }
+
+  std::vector<NodeAddress> view() const {
+    return std::vector<NodeAddress>(kernel_.gossip_view().begin(), kernel_.gossip_view().end());
+  }
+
+  Instant now_ = Instant::from_ns(1'000'000'000);
+  std::map<NodeAddress, MemberId> ids_;
+  Kernel kernel_;
+  LinkId from_n1_{};
+  std::map<LinkId, NodeAddress> link_to_;
+  std::map<LinkId, wire::FrameDecoder> decoders_;
+  std::vector<NodeAddress> digests_to_;
+};
+
+TEST_F(ViewTest, AConvergedNodeGossipsOnlyWithinItsView) {
+  tell_state();
+  ASSERT_TRUE(kernel_.converged());
+  (void)run_rounds(1);
+  const std::vector<NodeAddress> view_now = view();
+  ASSERT_EQ(view_now.size(), 15U) << "2 log2(59 + 1) + 3, rounded up";
+  EXPECT_TRUE(std::is_sorted(view_now.begin(), view_now.end()));
+  EXPECT_EQ(std::count(view_now.begin(), view_now.end(), member_id(2).address), 0) << "never itself";
+  // 24 rounds, 72 digests: drawn from all 59 peers they would reach about
+  // 42 distinct ones.
+  const std::vector<NodeAddress> to = run_rounds(24);
+  ASSERT_TRUE(kernel_.converged());
+  EXPECT_EQ(to.size(), 72U);
+  const std::set<NodeAddress> distinct(to.begin(), to.end());
+  for (const NodeAddress& a : distinct) {
+    EXPECT_TRUE(std::binary_search(view_now.begin(), view_now.end(), a)) << a.to_string() << " is outside the view";
+  }
+  EXPECT_GT(distinct.size(), 10U) << "the picks spread over the view";
+}
+
+TEST_F(ViewTest, OneMemberIsSwappedEvery25Rounds) {
+  tell_state();
+  (void)run_rounds(1);
+  std::vector<NodeAddress> before = view();
+  for (int swap = 0; swap < 3; ++swap) {
+    (void)run_rounds(25);
+    const std::vector<NodeAddress> after = view();
+    ASSERT_EQ(after.size(), before.size());
+    std::vector<NodeAddress> kept;
+    std::set_intersection(before.begin(), before.end(), after.begin(), after.end(), std::back_inserter(kept));
+    EXPECT_EQ(kept.size(), before.size() - 1) << "swap " << swap;
+    before = after;
+  }
+}
+
+TEST_F(ViewTest, MembersLeavingLiveStatusLeaveTheViewAndItShrinksWithTheCluster) {
+  tell_state();
+  (void)run_rounds(1);
+  const std::vector<NodeAddress> full = view();
+  // Down every peer but n1, the first three of the view and 14 others:
+  // 17 live peers remain, a view of 2 * 5 + 3 = 13.
+  std::set<int> live = {1};
+  for (std::size_t i = 0; i < 3; ++i) live.insert(number(ids_.at(full[i])));
+  for (int n = 3; live.size() < 17; ++n) live.insert(n);
+  live.erase(2);
+  std::set<int> down;
+  for (int n = 3; n <= kMembers; ++n) {
+    if (live.count(n) == 0) down.insert(n);
+  }
+  ASSERT_EQ(kMembers - 1 - static_cast<int>(down.size()), 17);
+  ASSERT_TRUE(std::any_of(full.begin(), full.end(), [&](const NodeAddress& a) { return down.count(number(ids_.at(a))) != 0; }));
+  tell_state(down);
+  (void)run_rounds(1);
+  const std::vector<NodeAddress> shrunk = view();
+  EXPECT_EQ(shrunk.size(), 13U);
+  for (const NodeAddress& a : shrunk) EXPECT_EQ(down.count(number(ids_.at(a))), 0U) << a.to_string() << " is down";
+}
+
+}  // namespace
+}  // namespace weft
