@@ -356,6 +356,7 @@ class Kernel {
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes
   MonitoringRing ring_;                          // as of the last refresh_monitors()
+  PhiDetector fresh_detector_;                   // every new monitor's detector starts as a copy
   std::vector<MemberId> ring_view_;              // the unreachable view ring_'s walks passed
   std::optional<std::uint64_t> ring_members_version_;  // the members_.version() ring_ holds
   // Any frame, any peer. Never iterated; its elements stay put when it

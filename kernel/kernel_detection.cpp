@@ -49,7 +49,7 @@ void Kernel::refresh_monitors() {
   }
   for (const MemberId& subject : wanted) {
     if (monitors_.count(subject) != 0) continue;
-    Monitor& monitor = monitors_.emplace(subject, Monitor(config_.phi_parameters(), config_.liveness_window))
+    Monitor& monitor = monitors_.emplace(subject, Monitor(fresh_detector_, config_.liveness_window))
                            .first->second;
     // Monitoring starts as if heard from now, so a subject that never
     // answers still accrues suspicion. It counts as the throttle's first

@@ -23,7 +23,9 @@ struct Kernel::Actor {
 // One subject this node observes. (At namespace scope, not in Kernel: an
 // inbound link record, link_table.hpp, caches a pointer to its peer's.)
 struct Monitor {
-  Monitor(const PhiParameters& parameters, Duration window) : detector(parameters), throttle(window) {}
+  // `fresh` is a detector that has heard nothing: a copy costs less than
+  // building one, which solves for its threshold.
+  Monitor(const PhiDetector& fresh, Duration window) : detector(fresh), throttle(window) {}
 
   PhiDetector detector;
   LivenessThrottle throttle;

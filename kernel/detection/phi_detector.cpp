@@ -28,7 +28,6 @@ PhiDetector::PhiDetector(const PhiParameters& parameters)
   WEFT_ASSERT(parameters.max_sample_size >= 2);
   WEFT_ASSERT(parameters.first_heartbeat_estimate > Duration::zero());
   WEFT_ASSERT(parameters.min_std_deviation > Duration::zero());
-  window_.reserve(parameters.max_sample_size);
 }
 
 void PhiDetector::record_interval(std::int64_t interval_ns) {

@@ -91,7 +91,7 @@ class PhiDetector {
   PhiParameters parameters_;
   bool has_heartbeat_ = false;
   Instant last_heartbeat_;
-  std::vector<std::int64_t> window_;  // ring buffer, capacity max_sample_size
+  std::vector<std::int64_t> window_;  // grows to max_sample_size, then a ring buffer
   std::uint32_t next_ = 0;             // slot the next sample overwrites once full
   std::uint32_t count_ = 0;
   std::uint64_t recorded_ = 0;
