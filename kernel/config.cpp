@@ -55,6 +55,9 @@ std::vector<std::string> Config::validate() const {
   }
   p.positive(gossip_interval, "gossip_interval");
   p.require(gossip_fanout >= 1 && gossip_fanout <= 16, "gossip_fanout", "must be 1..16 (3 is typical)");
+  p.require(link_idle_timeout >= heartbeat_interval * 2, "link_idle_timeout",
+            "must be at least two heartbeat_intervals (60 s is typical), or links that carry only heartbeat "
+            "answers would close between them");
   p.positive(join_retry_interval, "join_retry_interval");
   p.positive(heartbeat_interval, "heartbeat_interval");
   p.require(monitored_by >= 1 && monitored_by <= 32, "monitored_by", "must be 1..32 (5 is typical)");
@@ -127,6 +130,7 @@ std::string Config::to_string() const {
          line("incarnation", std::to_string(incarnation.value)) + line("seeds", seeds_text) +
          line("gossip_interval", duration_text(gossip_interval)) +
          line("gossip_fanout", std::to_string(gossip_fanout)) +
+         line("link_idle_timeout", duration_text(link_idle_timeout)) +
          line("join_retry_interval", duration_text(join_retry_interval)) +
          line("heartbeat_interval", duration_text(heartbeat_interval)) +
          line("monitored_by", std::to_string(monitored_by)) + line("phi_threshold", phi_text) +

@@ -87,6 +87,10 @@ struct Config {
   Duration gossip_interval = Duration::milliseconds(200);
   std::uint32_t gossip_fanout = 3;   // peers per gossip round
   Duration join_retry_interval = Duration::seconds(1);
+  // A link to a live member that is neither in this node's gossip view nor
+  // one of its monitoring subjects closes after this long with nothing
+  // queued for it, so links do not pile up as the view swaps.
+  Duration link_idle_timeout = Duration::seconds(60);
 
   // --- Failure detection
   Duration heartbeat_interval = Duration::seconds(1);

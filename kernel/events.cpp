@@ -33,6 +33,7 @@ std::string_view to_string(CloseReason reason) {
     case CloseReason::bad_proof: return "bad_proof";
     case CloseReason::unauthenticated: return "unauthenticated";
     case CloseReason::wrong_peer: return "wrong_peer";
+    case CloseReason::idle: return "idle";
   }
   return "invalid";
 }

@@ -49,6 +49,7 @@ enum class CloseReason : std::uint8_t {
   bad_proof,             // a handshake proof no accepted key gives, or none where one is required
   unauthenticated,       // a frame before the dialer's proof, on an authenticated link
   wrong_peer,            // we dialed a member's address and another node answered
+  idle,                  // nothing queued for link_idle_timeout, and the peer is neither gossip view nor subject
 };
 
 inline constexpr std::array kAllCloseReasons = {
@@ -57,12 +58,12 @@ inline constexpr std::array kAllCloseReasons = {
     CloseReason::implausible_incarnation, CloseReason::unexpected_frame, CloseReason::peer_gone,
     CloseReason::control_overflow, CloseReason::rejoining,          CloseReason::shutting_down,
     CloseReason::handshake_timeout, CloseReason::bad_proof,      CloseReason::unauthenticated,
-    CloseReason::wrong_peer,
+    CloseReason::wrong_peer,       CloseReason::idle,
 };
-// Every reason once, in order; a reason added after wrong_peer must move the
+// Every reason once, in order; a reason added after idle must move the
 // second line.
 static_assert(lists_values_in_order(kAllCloseReasons));
-static_assert(kAllCloseReasons.back() == CloseReason::wrong_peer);
+static_assert(kAllCloseReasons.back() == CloseReason::idle);
 
 std::string_view to_string(LinkDownCause cause);
 std::string_view to_string(CloseReason reason);

@@ -251,6 +251,7 @@ class Kernel {
   const std::vector<NodeAddress>& heal_candidates();
   void join_attempt();
   void close_idle_links(bool joining);
+  void close_idle_member_links();
   void check_unlive_links() const;
   void send_gossip_state(const NodeAddress& peer);
   void send_gossip_delta(const NodeAddress& peer, const MemberTable& theirs, const ReachabilityTable& their_rows);
@@ -335,6 +336,7 @@ class Kernel {
     std::uint32_t rounds_since_swap = 0;
   };
   GossipView gossip_view_;
+  Instant next_idle_check_;                      // close_idle_member_links() runs no sooner
   struct HealCandidates {
     bool valid = false;
     std::uint64_t members_version = 0;

@@ -38,6 +38,7 @@ Kernel::Outbound& Kernel::outbound(const NodeAddress& peer) {
     if (!is_live(peer)) unlive_links_.insert(peer);
   }
   links_.queue_transmit(it);
+  it->second.last_queued = now_;
   WEFT_ASSERT(!it->second.retired() && it->second.transmit_queued);
   return it->second;
 }

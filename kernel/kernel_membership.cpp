@@ -627,6 +627,30 @@ void Kernel::close_idle_links(bool joining) {
   }
 }
 
+// Links to live members close once nothing was queued for them for
+// link_idle_timeout, unless the peer is in the gossip view or monitored by
+// this node: every first contact (gossip aimed at peers lacking a state, a
+// view swap, an indirect probe, a reply) opens a link, and without this a
+// node would in time hold one to every member. Links that answer this
+// node's monitors carry an ack every heartbeat_interval and never idle. The
+// walk of every link runs a few times per timeout, not every round.
+void Kernel::close_idle_member_links() {
+  if (now_ < next_idle_check_) return;
+  next_idle_check_ = now_ + config_.link_idle_timeout / 4;
+  const std::span<const NodeAddress> view = gossip_view_.addresses;
+  std::vector<NodeAddress> idle;
+  for (const auto& [address, out] : links_.outbound()) {
+    if (out.retired() || now_ - out.last_queued < config_.link_idle_timeout) continue;
+    if (out.writing || !out.control.empty() || out.user_queued() > 0) continue;
+    if (std::binary_search(view.begin(), view.end(), address)) continue;
+    const Member* m = members_.find(address);
+    if (m == nullptr || !is_live_status(m->status) || monitors_.count(m->id) != 0) continue;  // unlive: close_idle_links
+    idle.push_back(address);
+  }
+  for (const NodeAddress& address : idle) close_outbound(address, CloseReason::idle);
+  WEFT_ASSERT(next_idle_check_ > now_);
+}
+
 // Every open outbound link to an address that is not a live member is in
 // unlive_links_ (checked whole on small tables, where it is cheap, and so
 // in every seed of the standard sweep).
@@ -759,6 +783,7 @@ void Kernel::gossip_round() {
   const std::vector<std::uint32_t>& unseen = gossip_targets_.unseen;  // another
   const std::span<const Member> members = members_.members();
   close_idle_links(gossip_targets_.peers.empty());
+  close_idle_member_links();
 
   // Push-pull: a digest to `fanout` peers, preferring ones that have not
   // seen this state (Akka's biased gossip), the others from the view; the

@@ -80,6 +80,9 @@ struct Scenario {
   NetworkModel network;
   Mutations mutations;             // planted defects (tests and --mutation only)
   AuthMode auth = AuthMode::off;
+  // Config::link_idle_timeout when set: short enough, in a third of the
+  // generated seeds, that links close and reopen under the faults.
+  std::optional<Duration> link_idle_timeout;
   std::vector<Mark> required_marks;  // the run fails unless each is hit
   // Clock drift per node, parts per million (index node - 1; empty: none).
   // A node at +500 sees 1.0005 s pass per simulated second.

@@ -449,6 +449,16 @@ void draw_clock_drift(Prng& prng, std::size_t nodes, std::vector<std::int32_t>& 
 
 // Links are authenticated in three seeds of four, a third of those
 // mid-rotation; drawn from a stream of its own, like the family.
+// A third of the seeds close idle links within the run (2-8 s, against
+// the default minute), so the standard sweep meets links that close and
+// redial under every fault; from a stream of their own, so the rest of the
+// schedule is what it was.
+std::optional<Duration> draw_idle_links(std::uint64_t seed) {
+  Prng idle = Prng::derive(seed, 13);
+  if (!idle.chance(Ratio{1, 3})) return std::nullopt;
+  return Duration::milliseconds(idle.between(2000, 8000));
+}
+
 AuthMode draw_auth(std::uint64_t seed) {
   Prng auth = Prng::derive(seed, 11);
   const std::int64_t auth_draw = auth.between(0, 3);
@@ -515,6 +525,7 @@ Scenario generate(std::uint64_t seed, std::size_t nodes, Duration chaos) {
   }
   draw_clock_drift(prng, nodes, s.clock_ppm);
   s.auth = draw_auth(seed);
+  s.link_idle_timeout = draw_idle_links(seed);
   return finish_schedule(std::move(s), nodes);
 }
 

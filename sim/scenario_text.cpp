@@ -180,6 +180,7 @@ std::string Scenario::to_text() const {
     if (*mutation_flag(copy, name)) text += "mutation " + std::string(name) + "\n";
   }
   if (auth != AuthMode::off) text += "auth " + std::string(to_string(auth)) + "\n";
+  if (link_idle_timeout) text += "idle-links " + seconds_text(*link_idle_timeout) + "\n";
   for (Mark mark : required_marks) text += "require " + std::string(to_string(mark)) + "\n";
   for (std::size_t n = 0; n < clock_ppm.size(); ++n) {
     if (clock_ppm[n] != 0) {
@@ -229,6 +230,7 @@ std::string Scenario::to_text() const {
 namespace {
 
 constexpr std::size_t kMaxNodes = 1000;  // as weft-sim --nodes
+constexpr Duration kMinIdleLinks = Duration::seconds(2);  // twice the default heartbeat_interval
 constexpr std::string_view kHeaderForm = "seed <n> nodes <n> chaos <time> heal <time>";
 constexpr std::string_view kNetworkForm =
     "network floor <time> tail <time> chunks <n> bandwidth <bytes/s> window <bytes>";
@@ -672,6 +674,19 @@ bool parse_auth(LineReader& r, Scenario& s) {
   return true;
 }
 
+bool parse_idle_links(LineReader& r, Scenario& s) {
+  r.form = "idle-links <duration>";
+  Duration timeout;
+  if (!r.duration(timeout)) return false;
+  if (timeout < kMinIdleLinks) {
+    return r.fail("idle-links " + seconds_text(timeout) + " is below " + seconds_text(kMinIdleLinks) +
+                  " (Config::link_idle_timeout must be at least two heartbeat intervals)");
+  }
+  if (!r.finish()) return false;
+  s.link_idle_timeout = timeout;
+  return true;
+}
+
 bool parse_require(LineReader& r, Scenario& s) {
   r.form = "require <mark>";
   const std::string_view name = r.take();
@@ -720,11 +735,13 @@ bool parse_at(LineReader& r, Scenario& s) {
   return true;
 }
 
-// A line after the network line: a mutation, auth, require, clock or fault.
+// A line after the network line: a mutation, auth, idle-links, require,
+// clock or fault.
 bool parse_body_line(LineReader& r, Scenario& s) {
   const std::string_view keyword = r.take();
   if (keyword == "mutation") return parse_mutation(r, s);
   if (keyword == "auth") return parse_auth(r, s);
+  if (keyword == "idle-links") return parse_idle_links(r, s);
   if (keyword == "require") return parse_require(r, s);
   if (keyword == "clock") return parse_clock(r, s);
   if (keyword == "at") return parse_at(r, s);
@@ -732,7 +749,8 @@ bool parse_body_line(LineReader& r, Scenario& s) {
     return r.fail("a second " + std::string(keyword) + " line; a scenario has one, at the top");
   }
   return r.fail("unknown line starting " + quoted(keyword) +
-                "; expected \"mutation <name>\", \"auth <mode>\", \"require <mark>\", \"clock nN +250ppm\" or \"at <time> <fault>\"");
+                "; expected \"mutation <name>\", \"auth <mode>\", \"idle-links <duration>\", \"require <mark>\", "
+                "\"clock nN +250ppm\" or \"at <time> <fault>\"");
 }
 
 ParsedScenario failure(std::size_t line, const std::string& what) {

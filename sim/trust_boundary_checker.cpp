@@ -258,7 +258,8 @@ void judge_honest_links(const std::string& who, const Simulator::RogueOutcome& o
       case CloseReason::rejoining:
       case CloseReason::shutting_down:
       case CloseReason::handshake_timeout:
-        continue;  // the node's own membership moved in the same input (a timer fell due)
+      case CloseReason::idle:
+        continue;  // the node's own membership or housekeeping moved in the same input (a timer fell due)
       case CloseReason::bad_proof:
       case CloseReason::unauthenticated:
       case CloseReason::wrong_peer:

@@ -77,6 +77,7 @@ TEST(Config, EachInvalidFieldIsNamed) {
       {"gossip_interval", [](Config& c) { c.gossip_interval = Duration::zero(); }},
       {"gossip_fanout", [](Config& c) { c.gossip_fanout = 0; }},
       {"gossip_fanout", [](Config& c) { c.gossip_fanout = 17; }},
+      {"link_idle_timeout", [](Config& c) { c.link_idle_timeout = Duration::milliseconds(1999); }},
       {"join_retry_interval", [](Config& c) { c.join_retry_interval = Duration::milliseconds(-1); }},
       {"monitored_by", [](Config& c) { c.monitored_by = 0; }},
       {"phi_threshold", [](Config& c) { c.phi_threshold = 0.5; }},

@@ -2,11 +2,13 @@
 // random view of its peers (2 log2 P + fanout of its P), not to every peer,
 // so a converged node of a thousand stops opening links; the view swaps one
 // member every 25 rounds, drops members that leave live status and shrinks
-// with the cluster.
+// with the cluster; links outside the view and the monitored subjects
+// close once idle.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -45,6 +47,7 @@ class ViewTest : public ::testing::Test {
     // Rounds short enough that no monitor trips (no heartbeat is answered)
     // while the view is watched.
     c.gossip_interval = Duration::milliseconds(20);
+    c.link_idle_timeout = Duration::seconds(2);
     return c;
   }
 
@@ -82,6 +85,10 @@ class ViewTest : public ::testing::Test {
     (void)drain(
         kernel_,
         [&](LinkCommand&& command) {
+          if (const auto* close = std::get_if<CloseCommand>(&command)) {
+            const auto to = link_to_.find(close->link);
+            if (to != link_to_.end() && close->reason == CloseReason::idle) closed_idle_.push_back(to->second);
+          }
           if (const auto* dial = std::get_if<ConnectCommand>(&command)) {
             link_to_[dial->link] = dial->address;
             kernel_.handle_link_up(now_, dial->link);
@@ -114,6 +121,8 @@ class ViewTest : public ::testing::Test {
   std::map<LinkId, NodeAddress> link_to_;
   std::map<LinkId, wire::FrameDecoder> decoders_;
   std::vector<NodeAddress> digests_to_;
+  std::vector<NodeAddress> closed_idle_;
+  std::optional<int> stranger_closed_at_;
 };
 
 TEST_F(ViewTest, AConvergedNodeGossipsOnlyWithinItsView) {
@@ -172,6 +181,42 @@ TEST_F(ViewTest, MembersLeavingLiveStatusLeaveTheViewAndItShrinksWithTheCluster)
   const std::vector<NodeAddress> shrunk = view();
   EXPECT_EQ(shrunk.size(), 13U);
   for (const NodeAddress& a : shrunk) EXPECT_EQ(down.count(number(ids_.at(a))), 0U) << a.to_string() << " is down";
+}
+
+TEST_F(ViewTest, ALinkOutsideTheViewClosesOnceIdle) {
+  tell_state();
+  (void)run_rounds(1);
+  const std::vector<NodeAddress> view_now = view();
+  const std::vector<MemberId> subjects = kernel_.monitored_subjects();
+  // A peer neither in the view nor monitored, sent one message.
+  NodeAddress stranger;
+  for (const auto& [address, id] : ids_) {
+    const bool watched = std::find(subjects.begin(), subjects.end(), id) != subjects.end();
+    if (number(id) > 2 && !watched && !std::binary_search(view_now.begin(), view_now.end(), address)) {
+      stranger = address;
+      break;
+    }
+  }
+  ASSERT_FALSE(stranger.host.empty());
+  const std::vector<std::uint8_t> body{1, 2, 3};
+  ASSERT_EQ(kernel_.tell(now_, ActorRef{stranger, "sink"}, 7, body), SendResult::sent);
+  pump();
+  // Idle for 2 s, checked every half second: closed by 2.5 s. Each close
+  // is of a link outside the view and the monitored subjects of the time.
+  for (int round = 0; round < 130; ++round) {
+    closed_idle_.clear();
+    (void)run_rounds(1);
+    const std::vector<NodeAddress> view_then = view();
+    const std::vector<MemberId> watched = kernel_.monitored_subjects();
+    for (const NodeAddress& a : closed_idle_) {
+      EXPECT_FALSE(std::binary_search(view_then.begin(), view_then.end(), a)) << a.to_string() << " is in the view";
+      EXPECT_EQ(std::count(watched.begin(), watched.end(), ids_.at(a)), 0) << a.to_string() << " is monitored";
+      if (a == stranger) stranger_closed_at_ = round;
+    }
+  }
+  ASSERT_TRUE(stranger_closed_at_.has_value()) << "the link to " << stranger.to_string() << " stayed open";
+  EXPECT_GE(*stranger_closed_at_, 95) << "closed before it was idle for 2 s (rounds of 20 ms)";
+  EXPECT_GT(kernel_.counters().links_closed[static_cast<std::size_t>(CloseReason::idle)], 0U);
 }
 
 }  // namespace

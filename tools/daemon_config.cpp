@@ -115,6 +115,7 @@ const std::vector<Entry>& entries() {
        }},
       {{"gossip_interval", kDuration}, duration(&Config::gossip_interval)},
       {{"gossip_fanout", kCount}, whole(&Config::gossip_fanout)},
+      {{"link_idle_timeout", kDuration}, duration(&Config::link_idle_timeout)},
       {{"join_retry_interval", kDuration}, duration(&Config::join_retry_interval)},
       {{"heartbeat_interval", kDuration}, duration(&Config::heartbeat_interval)},
       {{"monitored_by", kCount}, whole(&Config::monitored_by)},

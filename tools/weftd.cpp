@@ -137,7 +137,8 @@ struct Daemon {
         case weft::CloseReason::peer_gone:
         case weft::CloseReason::control_overflow:
         case weft::CloseReason::rejoining:
-        case weft::CloseReason::shutting_down: continue;
+        case weft::CloseReason::shutting_down:
+        case weft::CloseReason::idle: continue;
       }
       if (c.links_closed[i] == refusals_logged[i]) continue;
       text += fmt::format(" {} {}", weft::to_string(weft::kAllCloseReasons[i]), c.links_closed[i] - refusals_logged[i]);

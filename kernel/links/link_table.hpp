@@ -102,6 +102,7 @@ struct OutboundLink {
   bool writing = false;
   bool transmit_queued = false;         // in LinkTable's transmit queue
   bool dial_queued = false;             // in LinkTable's dial-waiting list: every idle record
+  Instant last_queued;                  // when Kernel::outbound() last queued bytes here
 
  private:
   friend class LinkTable;
