@@ -628,12 +628,15 @@ void Kernel::close_idle_links(bool joining) {
 }
 
 // Links to live members close once nothing was queued for them for
-// link_idle_timeout, unless the peer is in the gossip view or monitored by
-// this node: every first contact (gossip aimed at peers lacking a state, a
-// view swap, an indirect probe, a reply) opens a link, and without this a
-// node would in time hold one to every member. Links that answer this
-// node's monitors carry an ack every heartbeat_interval and never idle. The
-// walk of every link runs a few times per timeout, not every round.
+// link_idle_timeout, unless the peer is in the gossip view: every first
+// contact (gossip aimed at peers lacking a state, a view swap, an indirect
+// probe, a reply) opens a link, and without this a node would in time hold
+// one to every member. A view member can go a while without a pick (most
+// picks go to peers lacking the state while it spreads), so it is spared
+// by name; links to this node's subjects carry a heartbeat, and those to
+// its monitors an ack, every heartbeat_interval, which the timeout is at
+// least twice (Config::validate), so they never idle. The walk of every
+// link runs a few times per timeout, not every round.
 void Kernel::close_idle_member_links() {
   if (now_ < next_idle_check_) return;
   next_idle_check_ = now_ + config_.link_idle_timeout / 4;
@@ -644,7 +647,7 @@ void Kernel::close_idle_member_links() {
     if (out.writing || !out.control.empty() || out.user_queued() > 0) continue;
     if (std::binary_search(view.begin(), view.end(), address)) continue;
     const Member* m = members_.find(address);
-    if (m == nullptr || !is_live_status(m->status) || monitors_.count(m->id) != 0) continue;  // unlive: close_idle_links
+    if (m == nullptr || !is_live_status(m->status)) continue;  // unlive: close_idle_links
     idle.push_back(address);
   }
   for (const NodeAddress& address : idle) close_outbound(address, CloseReason::idle);
