@@ -447,8 +447,6 @@ void draw_clock_drift(Prng& prng, std::size_t nodes, std::vector<std::int32_t>& 
   }
 }
 
-// Links are authenticated in three seeds of four, a third of those
-// mid-rotation; drawn from a stream of its own, like the family.
 // A third of the seeds close idle links within the run (2-8 s, against
 // the default minute), so the standard sweep meets links that close and
 // redial under every fault; from a stream of their own, so the rest of the
@@ -459,6 +457,8 @@ std::optional<Duration> draw_idle_links(std::uint64_t seed) {
   return Duration::milliseconds(idle.between(2000, 8000));
 }
 
+// Links are authenticated in three seeds of four, a third of those
+// mid-rotation; drawn from a stream of its own, like the family.
 AuthMode draw_auth(std::uint64_t seed) {
   Prng auth = Prng::derive(seed, 11);
   const std::int64_t auth_draw = auth.between(0, 3);
