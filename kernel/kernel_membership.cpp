@@ -799,8 +799,11 @@ void Kernel::gossip_round() {
   std::size_t view_left = view.size();
   std::size_t unseen_left = unseen.size();
   WEFT_ASSERT(config_.gossip_fanout <= chosen.size());
-  for (std::uint32_t i = 0; i < config_.gossip_fanout && (view_left > 0 || unseen_left > 0); ++i) {
-    const bool from_unseen = unseen_left > 0 && (view_left == 0 || prng_.chance(Ratio{4, 5}));
+  // The view is every peer when it is smaller than its size, so the picks
+  // never exhaust it while peers lacking the state remain.
+  WEFT_ASSERT(view.size() > config_.gossip_fanout || view.size() == gossip_targets_.peers.size());
+  for (std::uint32_t i = 0; i < config_.gossip_fanout && view_left > 0; ++i) {
+    const bool from_unseen = unseen_left > 0 && prng_.chance(Ratio{4, 5});
     const std::vector<std::uint32_t>& pool = from_unseen ? unseen : view;
     const std::size_t pick = prng_.below(from_unseen ? unseen_left : view_left);
     const std::uint32_t picked = nth_not_chosen(pool, pick, std::span(chosen.data(), chosen_count));
