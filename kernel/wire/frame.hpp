@@ -23,12 +23,15 @@ namespace weft::wire {
 
 inline constexpr std::size_t kFrameHeaderBytes = 4;
 // A link's byte buffers keep their capacity between writes and frames, so
-// steady traffic allocates nothing; one that grew past this for a rare large
-// frame (a whole gossip state at a thousand members is about 40 KB) gives
-// it back once drained, or a thousand nodes linked to a thousand peers each
-// hold gigabytes of dead capacity that every walk of their tables pays for
-// in cache and TLB misses.
-inline constexpr std::size_t kKeptBufferBytes = 16U << 10;
+// steady traffic (heartbeats, digests, deltas of a few records: tens to
+// hundreds of bytes) allocates nothing; one that grew past this for a larger
+// frame (a whole gossip state at a thousand members is about 40 KB, a user's
+// 16 KB message) gives it back once drained. Capacity kept per link is
+// capacity kept per link per node: at 16 KB a thousand simulated nodes held
+// half a gigabyte of idle buffer (1.65 GB in all, 1.15 GB at 1 KB), and
+// first touching pages was a sixth of the run; an allocation per large
+// frame costs far less than the frame.
+inline constexpr std::size_t kKeptBufferBytes = 1U << 10;
 
 // Empties `buffer`, and releases its memory if it grew past kKeptBufferBytes.
 inline void drain_buffer(std::vector<std::uint8_t>& buffer) {
