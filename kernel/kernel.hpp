@@ -243,6 +243,8 @@ class Kernel {
   void emit_member_changes(const std::vector<Member>& before);
   void gossip_round();
   void refresh_gossip_targets();
+  // True iff refresh_gossip_targets() would list a peer (some other member is live).
+  bool has_live_peer() const;
   void refresh_gossip_view();
   std::uint32_t add_to_gossip_view();
   void drop_from_gossip_view(std::optional<std::uint32_t> kept = std::nullopt);

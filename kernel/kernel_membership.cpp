@@ -144,12 +144,18 @@ void Kernel::on_state_changed() {
   seen_.reset(self_);
   hasten_gossip(converged());
   // A node that finds itself alone (every other member gone) joins again
-  // through the seeds, at once unless an attempt is already due.
-  refresh_gossip_targets();
-  if (started_ && gossip_targets_.peers.empty() && !timers_.armed(Timer::join)) {
-    timers_.arm(Timer::join, now_);
-  }
-  WEFT_ASSERT(!started_ || !gossip_targets_.peers.empty() || timers_.armed(Timer::join));  // never alone and idle
+  // through the seeds, at once unless an attempt is already due. The gossip
+  // targets are rebuilt by the round that uses them, not here: a joining
+  // thousand changes state dozens of times between rounds.
+  const bool alone = !has_live_peer();
+  if (started_ && alone && !timers_.armed(Timer::join)) timers_.arm(Timer::join, now_);
+  WEFT_ASSERT(!started_ || !alone || timers_.armed(Timer::join));  // never alone and idle
+}
+
+bool Kernel::has_live_peer() const {
+  const std::span<const Member> members = members_.members();
+  return std::any_of(members.begin(), members.end(),
+                     [&](const Member& m) { return is_live_status(m.status) && m.address() != self_.address; });
 }
 
 // A change (or news of who has seen it) waits for no round: the next round

@@ -9,8 +9,7 @@
 namespace weft {
 
 std::size_t AddressHash::operator()(const NodeAddress& address) const {
-  return static_cast<std::size_t>(
-      fingerprint_u64(fingerprint_bytes(0, address.host.data(), address.host.size()), address.port));
+  return static_cast<std::size_t>(fingerprint_address(0, address));
 }
 
 // --- Records

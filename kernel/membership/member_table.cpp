@@ -29,10 +29,19 @@ std::uint64_t fingerprint_u64(std::uint64_t state, std::uint64_t value) {
   return mix64(state ^ mix64(value));
 }
 
+std::uint64_t fingerprint_address(std::uint64_t state, const NodeAddress& address) {
+  const std::string& host = address.host;
+  const char* p = host.data();
+  std::size_t left = host.size();
+  for (; left >= 8; left -= 8, p += 8) state = mix64(state ^ detail::load_be64(p));
+  std::uint64_t tail = 0;  // big-endian, as load_be64 reads: the same on every platform
+  for (std::size_t i = 0; i < left; ++i) tail = (tail << 8) | static_cast<unsigned char>(p[i]);
+  state = mix64(state ^ tail);
+  return mix64(state ^ (static_cast<std::uint64_t>(address.port) << 48) ^ static_cast<std::uint64_t>(host.size()));
+}
+
 std::uint64_t fingerprint_member_id(std::uint64_t state, const MemberId& id) {
-  state = fingerprint_bytes(state, id.address.host.data(), id.address.host.size());
-  state = fingerprint_u64(state, id.address.port);
-  return fingerprint_u64(state, id.incarnation.value);
+  return mix64(fingerprint_address(state, id.address) ^ id.incarnation.value);
 }
 
 const Member* MemberTable::find(const NodeAddress& address) const {
@@ -130,8 +139,7 @@ std::size_t MemberTable::prune(const std::function<bool(const Member&)>& drop) {
 std::uint64_t MemberTable::compute_digest() const {
   std::uint64_t h = fingerprint_u64(0, members_.size());
   for (const Member& m : members_) {
-    h = fingerprint_member_id(h, m.id);
-    h = fingerprint_u64(h, static_cast<std::uint64_t>(m.status));
+    h = mix64(fingerprint_member_id(h, m.id) ^ static_cast<std::uint64_t>(m.status));
   }
   digest_ = h;
   digest_version_ = version_;
