@@ -79,7 +79,7 @@ LinkTable::OutboundIt LinkTable::add_outbound(const NodeAddress& peer, std::uint
                                               RedialBackoff backoff) {
   const auto [it, added] = outbound_.emplace(peer, OutboundLink(max_frame_bytes, backoff));
   WEFT_ASSERT(added);
-  const bool indexed = outbound_index_.emplace(peer, it).second;
+  const bool indexed = outbound_index_.insert(peer, it);
   WEFT_ASSERT(indexed);
   queue_dial(it);
   it->second.check();
@@ -100,7 +100,7 @@ LinkId LinkTable::dial(OutboundIt it) {
   out.move_to(OutboundState::dialing);
   const LinkId id = fresh_id();
   out.link = id;
-  const bool indexed = outbound_by_link_.emplace(id, it).second;
+  const bool indexed = outbound_by_link_.insert(id, it);
   WEFT_ASSERT(indexed);
   out.check();
   return id;
@@ -123,8 +123,8 @@ void LinkTable::establish(OutboundIt it, const MemberId& peer) {
 void LinkTable::lose_link(OutboundIt it) {
   OutboundLink& out = it->second;
   WEFT_ASSERT(out.link.has_value());
-  const std::size_t erased = outbound_by_link_.erase(*out.link);
-  WEFT_ASSERT(erased == 1);
+  const bool erased = outbound_by_link_.erase(*out.link);
+  WEFT_ASSERT(erased);
   out.drop_link();
   out.move_to(OutboundState::idle);
   queue_dial(it);
@@ -134,8 +134,8 @@ void LinkTable::lose_link(OutboundIt it) {
 void LinkTable::retire(OutboundIt it) {
   OutboundLink& out = it->second;
   if (out.link) {
-    const std::size_t erased = outbound_by_link_.erase(*out.link);
-    WEFT_ASSERT(erased == 1);
+    const bool erased = outbound_by_link_.erase(*out.link);
+    WEFT_ASSERT(erased);
   }
   out.drop_link();
   out.move_to(OutboundState::retired);
@@ -159,7 +159,8 @@ LinkId LinkTable::accept(std::uint32_t max_frame_bytes, Instant hello_due) {
   const std::size_t before = inbound_.size();
   const auto it = inbound_.emplace_hint(inbound_.end(), id, InboundLink(max_frame_bytes));
   WEFT_ASSERT(inbound_.size() == before + 1 && it->first == id);
-  inbound_index_.emplace(id, it);
+  const bool indexed = inbound_index_.insert(id, it);
+  WEFT_ASSERT(indexed);
   it->second.hello_due = hello_due;
   const std::size_t waiting = awaiting_hello_.size();
   awaiting_hello_.emplace_hint(awaiting_hello_.end(), hello_due, id);
@@ -200,8 +201,8 @@ void LinkTable::erase_inbound(InboundIt it) {
   if (in.state() == InboundState::awaiting_hello || in.state() == InboundState::awaiting_proof) {
     awaiting_hello_.erase({in.hello_due, link});
   }
-  const std::size_t unindexed = inbound_index_.erase(link);
-  WEFT_ASSERT(unindexed == 1);
+  const bool unindexed = inbound_index_.erase(link);
+  WEFT_ASSERT(unindexed);
   inbound_.erase(it);
   WEFT_ASSERT(inbound_index_.size() == inbound_.size());
 }
@@ -257,19 +258,21 @@ void LinkTable::sweep() {
   transmit_out_.drop_if([](const OutboundIt& it) { return it->second.retired(); });
   std::erase_if(dial_waiting_, [](const OutboundIt& it) { return it->second.retired(); });
   for (const LinkId link : closed_in_) {
-    const auto found = inbound_index_.find(link);
-    if (found == inbound_index_.end()) continue;  // gone with its link
-    WEFT_ASSERT(found->second->second.closed());  // a closed record never reopens
-    inbound_.erase(found->second);
-    inbound_index_.erase(found);
+    const InboundIt* found = inbound_index_.find(link);
+    if (found == nullptr) continue;  // gone with its link
+    const InboundIt it = *found;
+    WEFT_ASSERT(it->second.closed());  // a closed record never reopens
+    inbound_index_.erase(link);
+    inbound_.erase(it);
   }
   closed_in_.clear();
   for (const NodeAddress& peer : retired_out_) {
-    const auto found = outbound_index_.find(peer);
-    if (found == outbound_index_.end() || !found->second->second.retired()) continue;  // revived meanwhile
-    WEFT_ASSERT(!found->second->second.link.has_value());
-    outbound_.erase(found->second);
-    outbound_index_.erase(found);
+    const OutboundIt* found = outbound_index_.find(peer);
+    if (found == nullptr || !(*found)->second.retired()) continue;  // revived meanwhile
+    const OutboundIt it = *found;
+    WEFT_ASSERT(!it->second.link.has_value());
+    outbound_index_.erase(peer);  // while the record's key, which it compares, still exists
+    outbound_.erase(it);
   }
   retired_out_.clear();
   WEFT_ASSERT(outbound_index_.size() == outbound_.size() && inbound_index_.size() == inbound_.size());

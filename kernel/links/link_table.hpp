@@ -12,10 +12,10 @@
 // Order. The records live in ordered maps (outbound by address, inbound by
 // link id) and every walk of them takes that order, so nothing here feeds
 // an unordered iteration to the kernel's outputs. The hash indexes beside
-// them are for lookups only and never iterated: at a thousand peers the
-// per-frame lookups were a third of a simulated run, most of it comparing
-// host strings down the trees. A record and its index entries come and go
-// together.
+// them (flat_index.hpp) are for lookups only and cannot be iterated: at a
+// thousand peers the per-frame lookups were a third of a simulated run,
+// most of it comparing host strings down the trees. A record and its index
+// entries come and go together.
 //
 // Erasing. A closed record (retired outbound, closed inbound) stays until
 // sweep(), which the kernel runs at the end of a tick, of bytes read from a
@@ -33,13 +33,13 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "kernel/assert.hpp"
 #include "kernel/events.hpp"
 #include "kernel/ids.hpp"
+#include "kernel/links/flat_index.hpp"
 #include "kernel/links/key_queue.hpp"
 #include "kernel/links/link_state.hpp"
 #include "kernel/links/redial_backoff.hpp"
@@ -59,9 +59,6 @@ struct Monitor;
 // so their order reaches nothing anyway).
 struct AddressHash {
   std::size_t operator()(const NodeAddress& address) const;
-};
-struct LinkHash {
-  std::size_t operator()(LinkId link) const { return static_cast<std::size_t>(mix64(link.value)); }
 };
 
 // This node's sending side towards one peer address: the link it dials and
@@ -172,30 +169,47 @@ class LinkTable {
   using OutboundIt = Outbounds::iterator;
   using InboundIt = Inbounds::iterator;
 
+ private:
+  // FlatIndex traits (flat_index.hpp). A link id is its own tag; an address's
+  // tag is its fingerprint, confirmed against the record's key.
+  struct ByLink {
+    static std::uint64_t tag(LinkId link) { return link.value; }
+    static std::uint64_t spread(std::uint64_t tag) { return mix64(tag); }
+    template <class It>
+    static bool matches(const It&, LinkId) { return true; }  // the tag is the key
+  };
+  struct ByAddress {
+    static std::uint64_t tag(const NodeAddress& address) { return AddressHash{}(address) | 1; }
+    static std::uint64_t spread(std::uint64_t tag) { return tag; }
+    static bool matches(const OutboundIt& it, const NodeAddress& address) { return it->first == address; }
+  };
+
+ public:
+
   // --- walks, in key order
   const Outbounds& outbound() const { return outbound_; }
   const Inbounds& inbound() const { return inbound_; }
 
   // --- lookups; found() tells whether a lookup found a record
   OutboundIt find_outbound(const NodeAddress& peer) {
-    const auto found = outbound_index_.find(peer);
-    return found == outbound_index_.end() ? outbound_.end() : found->second;
+    const OutboundIt* found = outbound_index_.find(peer);
+    return found == nullptr ? outbound_.end() : *found;
   }
   const OutboundLink* find_outbound(const NodeAddress& peer) const {
-    const auto found = outbound_index_.find(peer);
-    return found == outbound_index_.end() ? nullptr : &found->second->second;
+    const OutboundIt* found = outbound_index_.find(peer);
+    return found == nullptr ? nullptr : &(*found)->second;
   }
   // The outbound record whose current link is `link` (dialing, handshaking
   // or established); a link closed or lost meanwhile is found nowhere.
   OutboundIt outbound_of(LinkId link) {
-    const auto found = outbound_by_link_.find(link);
-    if (found == outbound_by_link_.end()) return outbound_.end();
-    WEFT_ASSERT(found->second->second.link == link);
-    return found->second;
+    const OutboundIt* found = outbound_by_link_.find(link);
+    if (found == nullptr) return outbound_.end();
+    WEFT_ASSERT((*found)->second.link == link);
+    return *found;
   }
   InboundIt find_inbound(LinkId link) {
-    const auto found = inbound_index_.find(link);
-    return found == inbound_index_.end() ? inbound_.end() : found->second;
+    const InboundIt* found = inbound_index_.find(link);
+    return found == nullptr ? inbound_.end() : *found;
   }
   bool found(OutboundIt it) const { return it != outbound_.end(); }
   bool found(InboundIt it) const { return it != inbound_.end(); }
@@ -282,10 +296,10 @@ class LinkTable {
 
   std::uint64_t next_link_id_ = 1;                 // one sequence for both directions
   Outbounds outbound_;
-  std::unordered_map<NodeAddress, OutboundIt, AddressHash> outbound_index_;
-  std::unordered_map<LinkId, OutboundIt, LinkHash> outbound_by_link_;  // dialing, handshaking, established
+  FlatIndex<NodeAddress, OutboundIt, ByAddress> outbound_index_;
+  FlatIndex<LinkId, OutboundIt, ByLink> outbound_by_link_;  // dialing, handshaking, established
   Inbounds inbound_;
-  std::unordered_map<LinkId, InboundIt, LinkHash> inbound_index_;
+  FlatIndex<LinkId, InboundIt, ByLink> inbound_index_;
   // Records closed since the last sweep (an address may be listed twice if
   // it was revived and retired again; the sweep skips what is gone).
   std::vector<NodeAddress> retired_out_;
