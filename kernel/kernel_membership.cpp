@@ -7,6 +7,7 @@
 
 #include "kernel/kernel.hpp"
 #include "kernel/kernel_internal.hpp"
+#include "kernel/membership/in_step.hpp"
 
 namespace weft {
 namespace {
@@ -66,19 +67,6 @@ std::size_t gossip_view_size(std::size_t peers, std::uint32_t fanout) {
   std::size_t log2 = 0;
   while ((std::size_t{1} << log2) <= peers) ++log2;
   return std::min(peers, 2 * log2 + fanout);
-}
-
-// Walking a list of records in address order beside a walk of another such
-// list: the record of `address` in the one at `at` or after, if there is
-// one, with `at` moved past it (or to where it would be). Addresses the two
-// lists share are the common case (two versions of one table), so equality
-// is tested first: one comparison per shared record, not three.
-template <class It>
-const Member* next_in_step(It& at, It end, const NodeAddress& address) {
-  if (at != end && at->address() == address) return &*at++;
-  while (at != end && at->address() < address) ++at;
-  if (at != end && at->address() == address) return &*at++;
-  return nullptr;
 }
 
 std::uint64_t combined_digest(const MemberTable& members, const ReachabilityTable& reachability) {
@@ -224,7 +212,7 @@ void Kernel::update_reachability_view() {
 void Kernel::emit_member_changes(const std::vector<Member>& before) {
   auto old = before.begin();
   for (const Member& now_member : members_.members()) {
-    const Member* was = next_in_step(old, before.end(), now_member.address());
+    const Member* was = find_in_step(old, before.end(), now_member.address(), &Member::address);
     if (was != nullptr && *was == now_member) continue;
     const bool known = was != nullptr;
     events_.push_back(MemberEvent{now_member, known, known ? was->status : MemberStatus::joining});
@@ -279,7 +267,7 @@ MemberTable Kernel::accept_records(std::vector<Member>&& records) {
   const std::span<const Member> mine = members_.members();
   auto known = mine.begin();
   for (Member& m : records) {
-    if (accept_record(m, next_in_step(known, mine.end(), m.address()))) {
+    if (accept_record(m, find_in_step(known, mine.end(), m.address(), &Member::address))) {
       accepted.push_back(std::move(m));
     } else {
       ++counters_.ingest_rejected;
@@ -302,8 +290,8 @@ std::vector<T> differing(std::span<const T> mine, std::span<const T> theirs, Key
   std::vector<T> out;
   auto other = theirs.begin();
   for (const T& entry : mine) {
-    while (other != theirs.end() && key(*other) < key(entry)) ++other;
-    if (other == theirs.end() || *other != entry) out.push_back(entry);
+    const T* same_key = find_in_step(other, theirs.end(), key(entry), key);
+    if (same_key == nullptr || *same_key != entry) out.push_back(entry);
   }
   return out;
 }
@@ -705,8 +693,7 @@ void Kernel::refresh_gossip_targets() {
     const Member& m = members[i];
     if (m.address() == self_.address || !is_live_status(m.status)) continue;
     targets.peers.push_back(i);
-    while (seen != seen_ids.end() && *seen < m.id) ++seen;
-    if (seen == seen_ids.end() || *seen != m.id) targets.unseen.push_back(i);
+    if (find_in_step(seen, seen_ids.end(), m.id) == nullptr) targets.unseen.push_back(i);
   }
   WEFT_ASSERT(targets.unseen.size() <= targets.peers.size() && targets.peers.size() < members.size());
 }

@@ -34,6 +34,10 @@ void MonitoringRing::update(std::span<const Member> members) {
   auto old = ids_.begin();
   for (const Member& m : members) {
     if (!is_live_status(m.status)) continue;
+    if (old != ids_.end() && *old == m.id) {  // the common case: still on the ring
+      ++old;
+      continue;
+    }
     while (old != ids_.end() && *old < m.id) gone.push_back(*old++);
     if (old != ids_.end() && *old == m.id) {
       ++old;

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "kernel/assert.hpp"
+#include "kernel/membership/in_step.hpp"
 
 namespace weft {
 namespace {
@@ -60,10 +61,8 @@ bool SeenSet::covers(std::span<const Member> members, std::span<const MemberId> 
   auto excused = unreachable.begin();
   for (const Member& m : members) {
     if (!is_live_status(m.status)) continue;
-    while (excused != unreachable.end() && *excused < m.id) ++excused;
-    if (excused != unreachable.end() && *excused == m.id) continue;
-    while (seen != ids_.end() && *seen < m.id) ++seen;
-    if (seen == ids_.end() || *seen != m.id) return false;
+    if (find_in_step(excused, unreachable.end(), m.id) != nullptr) continue;
+    if (find_in_step(seen, ids_.end(), m.id) == nullptr) return false;
   }
   return true;
 }
