@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -237,6 +238,39 @@ TEST(MemberTable, DigestSeparatesHostBytesFromPort) {
             table_of({member("a", 1, MemberStatus::up, 7000)}).digest());
   EXPECT_NE(table_of({member("a", 1, MemberStatus::up), member("b", 1, MemberStatus::up)}).digest(),
             table_of({member("ab", 1, MemberStatus::up)}).digest());
+}
+
+}  // namespace
+}  // namespace weft
+
+namespace weft {
+namespace {
+
+// find() remembers where it found an address (PositionHints); records
+// inserted before it move it along, and a later life replaces it, so every
+// lookup after a change must still find exactly the record a search would.
+TEST(MemberTable, FindAfterTheTableMovesStillFindsTheRecord) {
+  MemberTable t;
+  std::vector<Member> model;  // sorted by address, as the table
+  const auto expect_all_found = [&] {
+    for (const Member& m : model) EXPECT_EQ(record(t, m.address()), m) << m.id.to_string();
+    EXPECT_EQ(record(t, addr("absent")), std::nullopt);
+  };
+  for (int i = 40; i >= 1; --i) {  // each insert lands in front, moving every record found so far
+    const Member m = member("10.0.0." + std::to_string(i), 1, MemberStatus::up);
+    t.merge(m);
+    model.insert(model.begin(), m);
+    std::sort(model.begin(), model.end(), [](const Member& a, const Member& b) { return a.address() < b.address(); });
+    expect_all_found();
+  }
+  for (Member& m : model) {  // new lives, one at a time
+    m = member(m.address().host, 2, MemberStatus::joining);
+    t.merge(m);
+    expect_all_found();
+  }
+  t.prune([](const Member& m) { return m.address().host.back() == '7'; });
+  std::erase_if(model, [](const Member& m) { return m.address().host.back() == '7'; });
+  expect_all_found();
 }
 
 }  // namespace

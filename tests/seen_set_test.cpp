@@ -39,6 +39,23 @@ TEST(SeenSet, AddKeepsOrderAndReportsNews) {
   EXPECT_FALSE(seen.contains(id(7, 2))) << "another life of the same address has not seen it";
 }
 
+// add() remembers where it found an id (PositionHints): ids added in front
+// move the others along, a reset empties the set, and an id of a later
+// life is another id, so each add must still report news exactly when a
+// search of the set would.
+TEST(SeenSet, AddReportsNewsExactlyAfterTheSetMoves) {
+  SeenSet seen;
+  seen.reset(id(50));
+  for (int n = 49; n >= 1; --n) {
+    EXPECT_TRUE(seen.add(id(n))) << n;
+    for (int m = n; m <= 50; ++m) EXPECT_FALSE(seen.add(id(m))) << n << " " << m;
+  }
+  EXPECT_FALSE(seen.add(id(7)));
+  EXPECT_TRUE(seen.add(id(7, 2))) << "a later life of a member just found in the set";
+  seen.reset(id(50));
+  for (int n = 1; n < 50; ++n) EXPECT_TRUE(seen.add(id(n))) << n;
+}
+
 TEST(SeenSet, MergeTakesTheUnionWithSelfAndSender) {
   SeenSet seen;
   seen.reset(id(1));

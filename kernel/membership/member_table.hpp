@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kernel/membership/member.hpp"
+#include "kernel/membership/position_hints.hpp"
 
 namespace weft {
 
@@ -67,6 +68,7 @@ class MemberTable {
 
   std::vector<Member> members_;  // sorted by address, unique
   std::vector<Member> scratch_;  // reused by merge(table)
+  PositionHints hints_;          // where find() last found an address
   // The digest is valid for exactly one version of the table, the one it was
   // computed from: a cache valid only while the table is unchanged, by
   // construction. No table reaches version UINT64_MAX.

@@ -8,6 +8,7 @@
 
 #include "kernel/assert.hpp"
 #include "kernel/membership/in_step.hpp"
+#include "kernel/membership/member_table.hpp"
 
 namespace weft {
 namespace {
@@ -25,7 +26,12 @@ void SeenSet::reset(const MemberId& self) {
 }
 
 bool SeenSet::add(const MemberId& id) {
+  // A converged node hears the same holders again and again: the hint
+  // answers those without a search.
+  const std::uint64_t print = fingerprint_address(0, id.address);
+  if (const std::uint32_t guess = hints_.guess(print); guess < ids_.size() && ids_[guess] == id) return false;
   const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+  hints_.remember(print, static_cast<std::size_t>(at - ids_.begin()));
   if (at != ids_.end() && *at == id) return false;
   ids_.insert(at, id);
   ++version_;
@@ -38,7 +44,22 @@ bool SeenSet::merge(std::span<const MemberId> theirs, const MemberId& self, cons
   const std::size_t before = ids_.size();
   scratch_.clear();
   scratch_.reserve(ids_.size() + theirs.size() + 2);
-  std::set_union(ids_.begin(), ids_.end(), theirs.begin(), theirs.end(), std::back_inserter(scratch_));
+  // A union as std::set_union's, testing a shared id (the common case: the
+  // sets of two nodes converging on one state) for equality first.
+  auto mine = ids_.cbegin();
+  auto other = theirs.begin();
+  while (mine != ids_.cend() && other != theirs.end()) {
+    if (*mine == *other) {
+      scratch_.push_back(*mine++);
+      ++other;
+    } else if (*mine < *other) {
+      scratch_.push_back(*mine++);
+    } else {
+      scratch_.push_back(*other++);
+    }
+  }
+  scratch_.insert(scratch_.end(), mine, ids_.cend());
+  scratch_.insert(scratch_.end(), other, theirs.end());
   ids_.swap(scratch_);
   for (const MemberId& id : {self, from}) {
     const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);

@@ -33,6 +33,7 @@
 
 #include "kernel/ids.hpp"
 #include "kernel/membership/member.hpp"
+#include "kernel/membership/position_hints.hpp"
 
 namespace weft {
 
@@ -60,6 +61,7 @@ class SeenSet {
  private:
   std::vector<MemberId> ids_;  // sorted, unique
   std::vector<MemberId> scratch_;
+  PositionHints hints_;        // where add() and contains() last found an id
   std::uint64_t version_ = 0;
 };
 
