@@ -6,15 +6,29 @@
 
 namespace weft {
 
-std::string NodeAddress::to_string() const {
+namespace {
+
+void append_number(std::string& out, std::uint64_t value) {
+  char digits[20];
+  const auto [end, error] = std::to_chars(digits, digits + sizeof digits, value);
+  out.append(digits, end);
+}
+
+}  // namespace
+
+void NodeAddress::append_to(std::string& out) const {
   const bool bracket = host.find(':') != std::string::npos;
+  if (bracket) out += '[';
+  out += host;
+  if (bracket) out += ']';
+  out += ':';
+  append_number(out, port);
+}
+
+std::string NodeAddress::to_string() const {
   std::string text;
   text.reserve(host.size() + 8);
-  if (bracket) text += '[';
-  text += host;
-  if (bracket) text += ']';
-  text += ':';
-  text += std::to_string(port);
+  append_to(text);
   return text;
 }
 
@@ -36,8 +50,17 @@ std::optional<NodeAddress> NodeAddress::parse(std::string_view text) {
   return NodeAddress{std::string(host), static_cast<std::uint16_t>(port)};
 }
 
+void MemberId::append_to(std::string& out) const {
+  address.append_to(out);
+  out += '#';
+  append_number(out, incarnation.value);
+}
+
 std::string MemberId::to_string() const {
-  return address.to_string() + "#" + std::to_string(incarnation.value);
+  std::string text;
+  text.reserve(address.host.size() + 28);
+  append_to(text);
+  return text;
 }
 
 std::string ActorRef::to_string() const { return node.to_string() + "/" + name; }

@@ -83,6 +83,8 @@ struct NodeAddress {
 
   // "host:port"; an IPv6 host is bracketed: "[::1]:7000".
   std::string to_string() const;
+  // Appends to_string() to `out` (for a line built of several ids).
+  void append_to(std::string& out) const;
   // Inverse of to_string(); nullopt for an empty host, a missing or zero port,
   // or a port above 65535.
   static std::optional<NodeAddress> parse(std::string_view text);
@@ -104,6 +106,7 @@ struct MemberId {
 
   // "host:port#incarnation"
   std::string to_string() const;
+  void append_to(std::string& out) const;
 };
 
 struct ActorRef {
