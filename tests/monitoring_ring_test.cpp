@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/prng.hpp"
 #include "tests/test_ids.hpp"
 
 namespace weft {
@@ -130,6 +131,39 @@ TEST(MonitoringRing, IncrementalUpdateMatchesARebuild) {
     for (const MemberId& m : fresh.ids()) {
       EXPECT_EQ(ring.successors(m, 3), fresh.successors(m, 3));
       EXPECT_EQ(ring.predecessors(m, 3), fresh.predecessors(m, 3));
+    }
+  }
+}
+
+// As a join storm and churn move it: members join anywhere in address order
+// (the table grows), go down, come back in a later life, in random steps;
+// after each the ring equals a rebuild.
+TEST(MonitoringRing, IncrementalUpdateMatchesARebuildAsTheTableGrowsAndChurns) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    Prng prng(seed);
+    MonitoringRing ring;
+    std::map<int, Member> known;  // by member number; the table holds those known
+    for (int step = 0; step < 60; ++step) {
+      for (std::uint64_t change = prng.below(6); change > 0; --change) {
+        const int n = 1 + static_cast<int>(prng.below(40));
+        const auto it = known.find(n);
+        if (it == known.end()) {
+          known.emplace(n, Member{id(n), MemberStatus::joining});
+        } else if (prng.below(3) == 0) {
+          it->second = Member{id(n, it->second.id.incarnation.value + 1), MemberStatus::up};  // a later life
+        } else {
+          it->second.status = prng.below(2) == 0 ? MemberStatus::down : MemberStatus::up;
+        }
+      }
+      std::vector<Member> members;
+      for (const auto& [n, m] : known) members.push_back(m);
+      std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.id < b.id; });
+      ring.update(members);
+      const MonitoringRing fresh = ring_of(members);
+      ASSERT_EQ(std::vector<MemberId>(ring.ids().begin(), ring.ids().end()),
+                std::vector<MemberId>(fresh.ids().begin(), fresh.ids().end()))
+          << "seed " << seed << " step " << step;
+      for (const MemberId& m : fresh.ids()) ASSERT_EQ(ring.successors(m, 3), fresh.successors(m, 3)) << seed;
     }
   }
 }

@@ -17,22 +17,21 @@ std::uint64_t MonitoringRing::key(const NodeAddress& address) {
 void MonitoringRing::update(std::span<const Member> members) {
   // Most state changes leave the live members as they were: one walk tells.
   std::size_t live = 0;
-  bool same = true;
-  for (const Member& m : members) {
-    if (!is_live_status(m.status)) continue;
-    if (live >= ids_.size() || ids_[live] != m.id) {
-      same = false;
-      break;
-    }
+  auto member = members.begin();
+  for (; member != members.end(); ++member) {
+    if (!is_live_status(member->status)) continue;
+    if (live >= ids_.size() || ids_[live] != member->id) break;
     ++live;
   }
-  if (same && live == ids_.size()) return;
-  // One walk of the live members against ids_ (both in address order)
-  // finds who left and who came.
+  if (member == members.end() && live == ids_.size()) return;
+  // The walk on from where the first one parted from ids_ (both in address
+  // order; the live members before it are ids_'s first `live`) finds who
+  // left and who came.
   std::vector<MemberId> gone;
   std::vector<Entry> added;
-  auto old = ids_.begin();
-  for (const Member& m : members) {
+  auto old = ids_.begin() + static_cast<std::ptrdiff_t>(live);
+  for (; member != members.end(); ++member) {
+    const Member& m = *member;
     if (!is_live_status(m.status)) continue;
     if (old != ids_.end() && *old == m.id) {  // the common case: still on the ring
       ++old;
@@ -50,6 +49,31 @@ void MonitoringRing::update(std::span<const Member> members) {
   WEFT_ASSERT(ring_.size() == ids_.size());
 }
 
+namespace {
+
+// Merges `added` (sorted, each projected to an element of `into`'s type,
+// none equal to one in `into`) into the sorted `into` in place, from the
+// back: the elements before the first insertion point never move, and no
+// second vector is allocated. A join storm adds a few dozen members to a
+// ring of a thousand per change.
+template <class T, class Added, class Project>
+void merge_from_the_back(std::vector<T>& into, const std::vector<Added>& added, Project project) {
+  std::size_t old = into.size();
+  std::size_t fresh = added.size();
+  into.resize(old + fresh);
+  for (std::size_t at = into.size(); fresh > 0;) {
+    const T& next_fresh = project(added[fresh - 1]);
+    if (old > 0 && next_fresh < into[old - 1]) {
+      into[--at] = std::move(into[--old]);
+    } else {
+      into[--at] = next_fresh;
+      --fresh;
+    }
+  }
+}
+
+}  // namespace
+
 // Only the difference is hashed and sorted, then merged in: at a thousand
 // members a full rebuild per change was a visible share of a run.
 void MonitoringRing::apply(std::vector<MemberId>&& gone, std::vector<Entry>&& added) {
@@ -60,20 +84,9 @@ void MonitoringRing::apply(std::vector<MemberId>&& gone, std::vector<Entry>&& ad
     std::erase_if(ids_, [&](const MemberId& id) { return std::binary_search(gone.begin(), gone.end(), id); });
   }
   if (added.empty()) return;
-  std::vector<MemberId> fresh;
-  fresh.reserve(added.size());
-  for (const Entry& entry : added) fresh.push_back(entry.second);  // address order
-  std::vector<MemberId> ids;
-  ids.reserve(ids_.size() + fresh.size());
-  std::merge(std::make_move_iterator(ids_.begin()), std::make_move_iterator(ids_.end()),
-             std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()), std::back_inserter(ids));
-  ids_.swap(ids);
+  merge_from_the_back(ids_, added, [](const Entry& entry) -> const MemberId& { return entry.second; });  // address order
   std::sort(added.begin(), added.end());
-  std::vector<Entry> merged;
-  merged.reserve(ring_.size() + added.size());
-  std::merge(std::make_move_iterator(ring_.begin()), std::make_move_iterator(ring_.end()),
-             std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()), std::back_inserter(merged));
-  ring_.swap(merged);
+  merge_from_the_back(ring_, added, [](const Entry& entry) -> const Entry& { return entry; });
 }
 
 std::vector<MemberId> MonitoringRing::neighbours(const MemberId& id, std::size_t k,
