@@ -11,7 +11,9 @@
 // the tag, so a tag match is confirmed against the key its record holds
 // (Traits::matches). Linear probing from the tag's home slot; erasing shifts
 // the run behind the hole back (no tombstones), so a lookup ends at the
-// first empty slot. The table grows by doubling at half full.
+// first empty slot. The table grows by doubling at half full. Since a probe
+// may read any indexed record's key, a record is unindexed before it is
+// erased, never after (LinkTable erases both together, index first).
 //
 // Never iterated: it has no iteration, so its layout (which depends on the
 // keys' hashes) reaches no output.
