@@ -45,14 +45,9 @@ std::uint64_t fingerprint_member_id(std::uint64_t state, const MemberId& id) {
 }
 
 const Member* MemberTable::find(const NodeAddress& address) const {
-  const std::uint64_t print = fingerprint_address(0, address);
-  if (const std::uint32_t guess = hints_.guess(print); guess < members_.size() && members_[guess].address() == address) {
-    return &members_[guess];
-  }
-  const auto it = std::lower_bound(members_.begin(), members_.end(), address, address_less);
-  if (it == members_.end() || it->address() != address) return nullptr;
-  hints_.remember(print, static_cast<std::size_t>(it - members_.begin()));
-  return &*it;
+  const auto found = hints_.lower_bound(std::span<const Member>(members_), address, fingerprint_address(0, address),
+                                        &Member::address);
+  return found.exact ? &members_[found.at] : nullptr;
 }
 
 MemberTable MemberTable::from_sorted(std::vector<Member> members) {

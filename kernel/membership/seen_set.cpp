@@ -28,12 +28,10 @@ void SeenSet::reset(const MemberId& self) {
 bool SeenSet::add(const MemberId& id) {
   // A converged node hears the same holders again and again: the hint
   // answers those without a search.
-  const std::uint64_t print = fingerprint_address(0, id.address);
-  if (const std::uint32_t guess = hints_.guess(print); guess < ids_.size() && ids_[guess] == id) return false;
-  const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
-  hints_.remember(print, static_cast<std::size_t>(at - ids_.begin()));
-  if (at != ids_.end() && *at == id) return false;
-  ids_.insert(at, id);
+  const auto found = hints_.lower_bound(std::span<const MemberId>(ids_), id, fingerprint_address(0, id.address),
+                                        std::identity{});
+  if (found.exact) return false;
+  ids_.insert(ids_.begin() + static_cast<std::ptrdiff_t>(found.at), id);
   ++version_;
   WEFT_ASSERT(contains(id));
   return true;

@@ -61,7 +61,7 @@ class SeenSet {
  private:
   std::vector<MemberId> ids_;  // sorted, unique
   std::vector<MemberId> scratch_;
-  PositionHints hints_;        // where add() and contains() last found an id
+  PositionHints hints_;        // where add() last found an id
   std::uint64_t version_ = 0;
 };
 
