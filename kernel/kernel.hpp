@@ -123,7 +123,8 @@ class Kernel {
   std::optional<NodeAddress> leader() const;
   bool is_unreachable(const MemberId& subject) const;
   std::uint64_t state_digest() const { return digest_; }
-  std::span<const MemberId> seen_by() const { return seen_.ids(); }
+  // The members known to hold exactly this node's state (its seen set).
+  std::vector<MemberId> seen_by() const;
   // The peers gossip's uniform picks come from, sorted; as of the last
   // gossip round (members gone since are dropped at the next).
   std::span<const NodeAddress> gossip_view() const { return gossip_view_.addresses; }
@@ -260,6 +261,9 @@ class Kernel {
   void send_delta(const NodeAddress& peer, std::span<const Member> members, std::span<const ReachabilityRow> rows);
   void leader_actions();
   void on_seen_grew();
+  // `holder` holds this node's state: its bit in the seen set, if it is a
+  // record of the table. True if that is news.
+  bool add_seen(const MemberId& holder);
   void check_self_status();
   void rejoin();
   void shut_down(bool downed);

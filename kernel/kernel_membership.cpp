@@ -107,7 +107,26 @@ std::optional<NodeAddress> Kernel::leader() const {
   return elect_leader(members_.members(), unreachable_view_, config_.mutations.leader_ignores_reachability);
 }
 
-bool Kernel::converged() const { return seen_.covers(members_.members(), unreachable_view_); }
+bool Kernel::converged() const {
+  WEFT_ASSERT(seen_.over(members_));  // every change of the table resets the set over it
+  return seen_.covers(members_.members(), unreachable_view_);
+}
+
+bool Kernel::add_seen(const MemberId& holder) {
+  WEFT_ASSERT(seen_.over(members_));
+  const Member* record = members_.find(holder.address);
+  if (record == nullptr || record->id != holder) return false;  // no bit: it cannot count
+  return seen_.add(static_cast<std::size_t>(record - members_.members().data()));
+}
+
+std::vector<MemberId> Kernel::seen_by() const {
+  std::vector<MemberId> holders;
+  const std::span<const Member> members = members_.members();
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (seen_.contains(i)) holders.push_back(members[i].id);
+  }
+  return holders;
+}
 
 void Kernel::start_membership() {
   WEFT_ASSERT(started_);  // the first input starts membership, once
@@ -142,7 +161,7 @@ void Kernel::on_state_changed() {
     update_reachability_view();
   }
   digest_ = combined_digest(members_, reachability_);
-  seen_.reset(self_);
+  seen_.reset(members_, self_);
   hasten_gossip(converged());
   // A node that finds itself alone (every other member gone) joins again
   // through the seeds, at once unless an attempt is already due. The gossip
@@ -277,7 +296,8 @@ MemberTable Kernel::accept_records(std::vector<Member>&& records) {
   return MemberTable::from_sorted(std::move(accepted));
 }
 void Kernel::send_gossip_state(const NodeAddress& peer) {
-  send_control(peer, wire::GossipStateView{members_.members(), reachability_.rows(), seen_.ids()});
+  WEFT_ASSERT(seen_.over(members_));  // the bits are over the members sent
+  send_control(peer, wire::GossipStateView{members_.members(), reachability_.rows(), seen_.bits()});
   ++counters_.gossip_states_sent;
 }
 
@@ -313,7 +333,8 @@ void Kernel::send_gossip_delta(const NodeAddress& peer, const MemberTable& their
 // Records and rows (none: the seen set alone) under our digest and seen set.
 void Kernel::send_delta(const NodeAddress& peer, std::span<const Member> members,
                         std::span<const ReachabilityRow> rows) {
-  send_control(peer, wire::GossipDeltaView{digest_, members, rows, seen_.ids()});
+  WEFT_ASSERT(seen_.over(members_));
+  send_control(peer, wire::GossipDeltaView{digest_, members, rows, seen_.bits()});
   ++counters_.gossip_deltas_sent;
 }
 
@@ -349,12 +370,16 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
   if (ignores_gossip_from(from)) return;
   MemberTable incoming;
   ReachabilityTable incoming_rows;
+  const std::size_t sent = state.members.size();
   take_in(std::move(state.members), state.rows, incoming, incoming_rows);
   // The sender's state, as we took it in, is ours: compared exactly, which
   // is what comparing the two digests stands for, without hashing theirs.
   if (incoming == members_ && incoming_rows == reachability_) {
-    // Same state as the sender's: whoever saw it has now seen ours.
-    seen_.merge(state.seen, self_, from);
+    // Same state as the sender's: whoever saw it has now seen ours. Its
+    // bits are over the records it sent, so over our table only if we took
+    // every one (a record refused here makes its state not quite ours).
+    if (sent == members_.size()) seen_.merge(state.seen);
+    add_seen(from);
     on_seen_grew();
   } else {
     send_gossip_delta(from.address, incoming, incoming_rows);  // we hold something the sender lacks
@@ -372,7 +397,11 @@ void Kernel::merge_gossip_delta(const MemberId& from, wire::GossipDelta&& delta)
   ReachabilityTable incoming_rows;
   take_in(std::move(delta.members), delta.rows, incoming, incoming_rows);
   if (delta.digest == digest_) {
-    seen_.merge(delta.seen, self_, from);
+    // Equal digests: the sender's table is ours, so its bits are over ours.
+    // Bits of another length come from a peer that is not (a collision of
+    // digests, or a faulty peer), and teach nothing.
+    if (delta.seen.size() == seen_bytes_for(members_.size())) seen_.merge(delta.seen);
+    add_seen(from);
     on_seen_grew();
   } else {
     send_gossip_state(from.address);
@@ -389,7 +418,7 @@ void Kernel::on_gossip_digest(const MemberId& from, const wire::GossipDigest& di
     send_gossip_state(from.address);
     return;
   }
-  if (seen_.add(from)) on_seen_grew();
+  if (add_seen(from)) on_seen_grew();
   // on_seen_grew may have changed the state (the leader acted): what is
   // answered is the state as it is now.
   switch (reply_to_equal_digest(seen_.size(), digest.seen)) {
@@ -684,16 +713,13 @@ void Kernel::refresh_gossip_targets() {
   ++targets.rebuilds;
   targets.peers.clear();
   targets.unseen.clear();
-  // seen_ is sorted by MemberId, which for distinct addresses is address
-  // order: one walk serves both lists.
+  WEFT_ASSERT(seen_.over(members_));  // its bits are positions in members
   const std::span<const Member> members = members_.members();
-  const std::span<const MemberId> seen_ids = seen_.ids();
-  auto seen = seen_ids.begin();
   for (std::uint32_t i = 0; i < members.size(); ++i) {
     const Member& m = members[i];
     if (m.address() == self_.address || !is_live_status(m.status)) continue;
     targets.peers.push_back(i);
-    if (find_in_step(seen, seen_ids.end(), m.id) == nullptr) targets.unseen.push_back(i);
+    if (!seen_.contains(i)) targets.unseen.push_back(i);
   }
   WEFT_ASSERT(targets.unseen.size() <= targets.peers.size() && targets.peers.size() < members.size());
 }

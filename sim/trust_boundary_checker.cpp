@@ -157,6 +157,7 @@ void RogueScript::forged_row() {
   // meet the same ingest guard.
   wire::GossipState forged;
   forged.members.push_back(Member{MemberId{*victim, Incarnation{far_ahead_}}, MemberStatus::down});
+  forged.seen.assign(seen_bytes_for(forged.members.size()), 0);
   const wire::GossipDelta forged_delta{1, forged.members, {}, {}};
   if (!authenticated_) {
     (void)wire::append_frame(bytes, forged);

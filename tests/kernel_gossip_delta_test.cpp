@@ -98,7 +98,7 @@ class DeltaTest : public ::testing::Test {
 
 TEST_F(DeltaTest, AStateIsAnsweredWithOnlyTheRecordsItLacks) {
   // n1's state knows only n1: n2 answers with its own record alone.
-  from_n1(wire::GossipState{{Member{member_id(1), MemberStatus::up}}, {}, {n1_}});
+  from_n1(wire::GossipState{{Member{member_id(1), MemberStatus::up}}, {}, {0x01}});
   const auto deltas = sent_of<wire::GossipDelta>();
   ASSERT_EQ(deltas.size(), 1U);
   EXPECT_EQ(deltas[0].members, (std::vector<Member>{Member{member_id(2), MemberStatus::joining}}));
@@ -108,13 +108,13 @@ TEST_F(DeltaTest, AStateIsAnsweredWithOnlyTheRecordsItLacks) {
 }
 
 TEST_F(DeltaTest, AnEqualStateIsAnsweredWithNothing) {
-  from_n1(wire::GossipState{both(), {}, {n1_}});
+  from_n1(wire::GossipState{both(), {}, {0x01}});
   EXPECT_EQ(sent_of<wire::GossipDelta>().size(), 0U);
   EXPECT_EQ(sent_of<wire::GossipState>().size(), 0U);
 }
 
 TEST_F(DeltaTest, ALargerSeenSetIsTaughtWithoutTheTables) {
-  from_n1(wire::GossipState{both(), {}, {n1_}});  // n2 now knows n1 and n2 hold it
+  from_n1(wire::GossipState{both(), {}, {0x01}});  // n2 now knows n1 and n2 hold it
   sent_.clear();
   from_n1(wire::GossipDigest{kernel_.state_digest(), 1});  // n1 knows of one holder
   const auto deltas = sent_of<wire::GossipDelta>();
@@ -122,26 +122,42 @@ TEST_F(DeltaTest, ALargerSeenSetIsTaughtWithoutTheTables) {
   EXPECT_TRUE(deltas[0].members.empty());
   EXPECT_TRUE(deltas[0].rows.empty());
   EXPECT_EQ(deltas[0].digest, kernel_.state_digest());
-  EXPECT_EQ(deltas[0].seen, (std::vector<MemberId>{member_id(1), member_id(2)}));
+  EXPECT_EQ(deltas[0].seen, (std::vector<std::uint8_t>{0x03})) << "n1 and n2, the table's two records";
 }
 
 TEST_F(DeltaTest, ADeltaMatchingTheDigestSendsNothingBack) {
-  from_n1(wire::GossipState{{Member{member_id(1), MemberStatus::up}}, {}, {n1_}});
+  from_n1(wire::GossipState{{Member{member_id(1), MemberStatus::up}}, {}, {0x01}});
   const std::uint64_t digest = kernel_.state_digest();
   const std::uint64_t states = kernel_.counters().gossip_states_sent;
   sent_.clear();
   // n1 answers with nothing new and n2's digest: the states are equal.
-  from_n1(wire::GossipDelta{digest, {}, {}, {member_id(1)}});
+  from_n1(wire::GossipDelta{digest, {}, {}, {0x01}});
   EXPECT_EQ(kernel_.counters().gossip_states_sent, states);
   EXPECT_TRUE(sent_.empty());
 }
 
+// A delta under our digest carries the sender's seen bits over its table,
+// which is then ours: n3's bit teaches that n3 holds the state. Bits of
+// another length cannot be over our table and teach nothing (the sender
+// itself still counts: its digest is ours).
+TEST_F(DeltaTest, ADeltasSeenBitsAreReadOverOurTableOnly) {
+  const std::vector<Member> n1_and_n3{Member{member_id(1), MemberStatus::up}, Member{member_id(3), MemberStatus::up}};
+  from_n1(wire::GossipState{n1_and_n3, {}, {0x03}});  // n2 adds itself: {n1, n2, n3}
+  ASSERT_EQ(kernel_.members().size(), 3U);
+  const std::uint64_t digest = kernel_.state_digest();
+  from_n1(wire::GossipDelta{digest, {}, {}, {0x04, 0x00}});
+  EXPECT_EQ(kernel_.seen_by(), (std::vector<MemberId>{member_id(1), member_id(2)})) << "two bytes for three members";
+  from_n1(wire::GossipDelta{digest, {}, {}, {0x04}});
+  EXPECT_EQ(kernel_.seen_by(), (std::vector<MemberId>{member_id(1), member_id(2), member_id(3)}));
+  EXPECT_EQ(kernel_.state_digest(), digest) << "the state itself never moved";
+}
+
 TEST_F(DeltaTest, ADeltaNotMatchingTheDigestIsAnsweredWithTheWholeState) {
-  from_n1(wire::GossipState{both(), {}, {n1_}});
+  from_n1(wire::GossipState{both(), {}, {0x01}});
   sent_.clear();
   // n1 claims a digest n2's state does not have after the merge (n1 holds
   // something it did not send): n2 sends everything it has.
-  from_n1(wire::GossipDelta{kernel_.state_digest() + 1, {}, {}, {member_id(1)}});
+  from_n1(wire::GossipDelta{kernel_.state_digest() + 1, {}, {}, {0x01}});
   const auto states = sent_of<wire::GossipState>();
   ASSERT_EQ(states.size(), 1U);
   EXPECT_EQ(states[0].members, both());

@@ -55,15 +55,15 @@ class ViewTest : public ::testing::Test {
   // seen by all when nobody is down, so n2 has nothing to spread.
   void tell_state(const std::set<int>& down = {}, bool seen_by_all = true) {
     std::vector<Member> members;
-    std::vector<MemberId> seen;
+    std::vector<std::uint8_t> seen(seen_bytes_for(ids_.size()), 0);  // bits over members, in address order
     for (const auto& [address, id] : ids_) {
       const int n = number(id);
       const MemberStatus status = n == 2 ? MemberStatus::joining
                                          : (down.count(n) != 0 ? MemberStatus::down : MemberStatus::up);
+      const bool holds = (down.empty() && seen_by_all) || n == 1;
+      if (holds) seen[members.size() / 8] |= static_cast<std::uint8_t>(1U << (members.size() % 8));
       members.push_back(Member{id, status});
-      if (down.empty() && seen_by_all) seen.push_back(id);
     }
-    if (seen.empty()) seen.push_back(member_id(1));
     kernel_.handle_bytes(now_, from_n1_, encode_frame(wire::GossipState{members, {}, seen}));
     pump();
   }

@@ -44,6 +44,7 @@ wire::GossipState state(const MemberId& observer, std::uint64_t version, std::ve
   wire::GossipState s;
   s.members = all_up();
   s.rows = {ReachabilityRow{observer, version, std::move(unreachable)}};
+  s.seen.assign(seen_bytes_for(s.members.size()), 0);
   return s;
 }
 

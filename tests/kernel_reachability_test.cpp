@@ -48,6 +48,7 @@ wire::GossipState state_with_n2(std::uint64_t n2_incarnation, std::uint64_t row_
                    Member{member_id(3), MemberStatus::up}};
   // n3 finds n2's life unreachable.
   state.rows = {ReachabilityRow{member_id(3), row_version, {member_id(2, n2_incarnation)}}};
+  state.seen.assign(seen_bytes_for(state.members.size()), 0);
   return state;
 }
 

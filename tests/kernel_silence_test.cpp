@@ -34,6 +34,7 @@ wire::GossipState cluster(std::uint64_t row_version, bool n3_marks_n2) {
   std::vector<MemberId> unreachable;
   if (n3_marks_n2) unreachable.push_back(member_id(2));
   state.rows = {ReachabilityRow{member_id(3), row_version, unreachable}};
+  state.seen.assign(seen_bytes_for(state.members.size()), 0);
   return state;
 }
 

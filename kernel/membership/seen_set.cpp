@@ -3,85 +3,75 @@
 #include "kernel/membership/seen_set.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <iterator>
+#include <bit>
 
 #include "kernel/assert.hpp"
 #include "kernel/membership/in_step.hpp"
-#include "kernel/membership/member_table.hpp"
 
 namespace weft {
-namespace {
 
-bool sorted_unique(std::span<const MemberId> ids) {
-  return std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<MemberId>()) == ids.end();
+void SeenSet::reset(const MemberTable& table, const MemberId& self) {
+  const std::span<const Member> members = table.members();
+  const Member* mine = table.find(self.address);
+  const bool is_self = mine != nullptr && mine->id == self;
+  if (over(table) && count_ == (is_self ? 1 : 0) &&
+      (!is_self || contains(static_cast<std::size_t>(mine - members.data())))) {
+    return;  // already exactly {self} over this table
+  }
+  table_version_ = table.version();
+  table_size_ = members.size();
+  bits_.assign(seen_bytes_for(table_size_), 0);
+  count_ = 0;
+  if (is_self) add(static_cast<std::size_t>(mine - members.data()));
+  ++version_;
+  WEFT_ASSERT(over(table) && count_ <= 1);
 }
 
-}  // namespace
-
-void SeenSet::reset(const MemberId& self) {
-  if (ids_.size() == 1 && ids_.front() == self) return;
-  ids_.assign(1, self);
+bool SeenSet::add(std::size_t position) {
+  WEFT_ASSERT(position < table_size_);
+  std::uint8_t& byte = bits_[position / 8];
+  const auto bit = static_cast<std::uint8_t>(1U << (position % 8));
+  if ((byte & bit) != 0) return false;
+  byte |= bit;
+  ++count_;
   ++version_;
-}
-
-bool SeenSet::add(const MemberId& id) {
-  // A converged node hears the same holders again and again: the hint
-  // answers those without a search.
-  const auto found = hints_.lower_bound(std::span<const MemberId>(ids_), id, fingerprint_address(0, id.address),
-                                        std::identity{});
-  if (found.exact) return false;
-  ids_.insert(ids_.begin() + static_cast<std::ptrdiff_t>(found.at), id);
-  ++version_;
-  WEFT_ASSERT(contains(id));
   return true;
 }
 
-bool SeenSet::merge(std::span<const MemberId> theirs, const MemberId& self, const MemberId& from) {
-  WEFT_ASSERT(sorted_unique(theirs));  // the decoder refuses any other list
-  const std::size_t before = ids_.size();
-  scratch_.clear();
-  scratch_.reserve(ids_.size() + theirs.size() + 2);
-  // A union as std::set_union's, testing a shared id (the common case: the
-  // sets of two nodes converging on one state) for equality first.
-  auto mine = ids_.cbegin();
-  auto other = theirs.begin();
-  while (mine != ids_.cend() && other != theirs.end()) {
-    if (*mine == *other) {
-      scratch_.push_back(*mine++);
-      ++other;
-    } else if (*mine < *other) {
-      scratch_.push_back(*mine++);
-    } else {
-      scratch_.push_back(*other++);
+bool SeenSet::merge(std::span<const std::uint8_t> theirs) {
+  WEFT_ASSERT(theirs.size() == bits_.size());  // the caller checks a peer's length
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < bits_.size(); ++i) {
+    std::uint8_t merged = bits_[i] | theirs[i];
+    // The last byte's spare bits stay clear whatever the peer sent.
+    if (i + 1 == bits_.size() && table_size_ % 8 != 0) {
+      merged &= static_cast<std::uint8_t>((1U << (table_size_ % 8)) - 1);
     }
+    bits_[i] = merged;
+    count += static_cast<std::size_t>(std::popcount(merged));
   }
-  scratch_.insert(scratch_.end(), mine, ids_.cend());
-  scratch_.insert(scratch_.end(), other, theirs.end());
-  ids_.swap(scratch_);
-  for (const MemberId& id : {self, from}) {
-    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
-    if (at == ids_.end() || *at != id) ids_.insert(at, id);
-  }
-  WEFT_ASSERT(sorted_unique(ids_) && ids_.size() >= before);
-  if (ids_.size() == before) return false;  // a union that kept every element and added none is the same set
+  WEFT_ASSERT(count >= count_);
+  if (count == count_) return false;  // an OR that kept every bit and added none is the same set
+  count_ = count;
   ++version_;
   return true;
 }
 
-bool SeenSet::contains(const MemberId& id) const { return std::binary_search(ids_.begin(), ids_.end(), id); }
+bool SeenSet::contains(std::size_t position) const {
+  WEFT_ASSERT(position < table_size_);
+  return (bits_[position / 8] >> (position % 8) & 1U) != 0;
+}
 
 bool SeenSet::covers(std::span<const Member> members, std::span<const MemberId> unreachable) const {
+  WEFT_ASSERT(members.size() == table_size_);
   // members are in address order, which is MemberId order (one record per
-  // address), as are the two sorted lists: one walk along all three instead
-  // of two binary searches per member (a thousand members, several times
-  // per state change).
-  auto seen = ids_.begin();
+  // address), as is the unreachable list: one walk along both.
   auto excused = unreachable.begin();
-  for (const Member& m : members) {
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const Member& m = members[i];
     if (!is_live_status(m.status)) continue;
     if (find_in_step(excused, unreachable.end(), m.id) != nullptr) continue;
-    if (find_in_step(seen, ids_.end(), m.id) == nullptr) return false;
+    if (!contains(i)) return false;
   }
   return true;
 }

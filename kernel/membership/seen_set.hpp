@@ -21,47 +21,71 @@
 // and equal sizes send nothing, so a converged cluster exchanges digests
 // only.
 //
+// Representation. A seen set is only ever about one state, so it is kept
+// as one bit per record of that state's member table, in the table's
+// (address) order: bit i set when the member at position i holds the
+// state. That is also how it travels (wire/control.hpp): at a thousand
+// members 125 bytes instead of a thousand member ids, and a merge is an OR
+// of them. A node whose digest equals ours holds our table, so its bits are
+// over the same positions; an id that is not a record of the table (another
+// life of a member, a stranger) could never count towards convergence, and
+// has no bit.
+//
 // Properties served: M4 and M6 (the live nodes reach one view: joiners go
 // up once the cluster has converged), M5 (a healed partition converges the
-// same way). Invariant: the ids are sorted and unique; version() moves on
-// whenever they change, so a reader may cache what it derives from them.
+// same way). Invariant: the set is over exactly one version of one table
+// (over() says which); every state change resets it, and version() moves on
+// whenever its bits change, so a reader may cache what it derives from them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "kernel/ids.hpp"
 #include "kernel/membership/member.hpp"
-#include "kernel/membership/position_hints.hpp"
+#include "kernel/membership/member_table.hpp"
 
 namespace weft {
 
+// The bytes of a seen set over a table of `members` records.
+constexpr std::size_t seen_bytes_for(std::size_t members) { return (members + 7) / 8; }
+
 class SeenSet {
  public:
-  // The state changed: only `self` holds it.
-  void reset(const MemberId& self);
-  // `id` holds this node's state; true if that is news.
-  bool add(const MemberId& id);
-  // A peer's state equal to this node's arrived with the peer's seen set
-  // `theirs` (sorted, unique): its members, `self` and `from` hold it.
-  // True if the set grew.
-  bool merge(std::span<const MemberId> theirs, const MemberId& self, const MemberId& from);
+  // The state changed: of `table`'s members, only the record whose id is
+  // `self` holds it.
+  void reset(const MemberTable& table, const MemberId& self);
+  // The member at `position` of the table holds this node's state; true if
+  // that is news.
+  bool add(std::size_t position);
+  // A peer holding this state sent its seen bits over the same table
+  // (seen_bytes_for(table_size()) bytes, required): the members they name
+  // hold it too. Bits past the table are ignored. True if the set grew.
+  bool merge(std::span<const std::uint8_t> theirs);
 
-  bool contains(const MemberId& id) const;
-  // True if every live member of `members` that `unreachable` (sorted)
-  // does not name is in the set: the cluster this node can reach has
-  // converged on its state.
+  bool contains(std::size_t position) const;
+  // True if every live member of `members` (the table the set is over) that
+  // `unreachable` (sorted) does not name is in the set: the cluster this
+  // node can reach has converged on its state.
   bool covers(std::span<const Member> members, std::span<const MemberId> unreachable) const;
 
-  std::span<const MemberId> ids() const { return ids_; }
-  std::size_t size() const { return ids_.size(); }
+  // True while `table` is the version the set was reset over.
+  bool over(const MemberTable& table) const {
+    return table_version_ == table.version() && table_size_ == table.size();
+  }
+  std::span<const std::uint8_t> bits() const { return bits_; }
+  std::size_t table_size() const { return table_size_; }
+  // How many members hold the state.
+  std::size_t size() const { return count_; }
   std::uint64_t version() const { return version_; }
 
  private:
-  std::vector<MemberId> ids_;  // sorted, unique
-  std::vector<MemberId> scratch_;
-  PositionHints hints_;        // where add() last found an id
+  std::vector<std::uint8_t> bits_;  // seen_bytes_for(table_size_), unused bits clear
+  std::size_t table_size_ = 0;
+  std::uint64_t table_version_ = UINT64_MAX;
+  std::size_t count_ = 0;
   std::uint64_t version_ = 0;
 };
 

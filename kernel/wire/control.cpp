@@ -170,23 +170,21 @@ void write_subject_message(Writer& w, MessageKind kind, const MemberId& subject,
 // The three lists of a gossip state (and of a delta), under keys first,
 // first + 1 and first + 2, as decode_gossip_state requires them.
 std::size_t size_of_tables(std::span<const Member> members, std::span<const ReachabilityRow> rows,
-                           std::span<const MemberId> seen) {
+                           std::span<const std::uint8_t> seen) {
   std::size_t size = 1 + Writer::size_of_container_header(members.size());
   for (const Member& member : members) size += size_of_member(member);
   size += 1 + Writer::size_of_container_header(rows.size());
   for (const ReachabilityRow& row : rows) size += size_of_row(row);
-  size += 1 + Writer::size_of_container_header(seen.size());
-  for (const MemberId& id : seen) size += size_of_member_id(id);
+  size += 1 + Writer::size_of_bin(seen.size());
   return size;
 }
 void write_tables(Writer& w, unsigned first, std::span<const Member> members, std::span<const ReachabilityRow> rows,
-                  std::span<const MemberId> seen) {
+                  std::span<const std::uint8_t> seen) {
   WEFT_ASSERT(members.size() <= kMaxGossipEntries);
   WEFT_ASSERT(rows.size() <= kMaxGossipEntries);
-  WEFT_ASSERT(seen.size() <= kMaxGossipEntries);
+  WEFT_ASSERT(seen.size() <= seen_bytes_for(kMaxGossipEntries));
   WEFT_ASSERT(strictly_increasing(members, address_less));
   WEFT_ASSERT(strictly_increasing(rows, observer_less));
-  WEFT_ASSERT(strictly_increasing(seen));
   w.write_uint(first);
   w.write_array_header(static_cast<std::uint32_t>(members.size()));
   for (const Member& member : members) write_member(w, member);
@@ -194,19 +192,31 @@ void write_tables(Writer& w, unsigned first, std::span<const Member> members, st
   w.write_array_header(static_cast<std::uint32_t>(rows.size()));
   for (const ReachabilityRow& row : rows) write_row(w, row);
   w.write_uint(first + 2);
-  w.write_array_header(static_cast<std::uint32_t>(seen.size()));
-  for (const MemberId& id : seen) write_member_id(w, id);
+  w.write_bin(seen);
 }
 // List `index` (0 members, 1 rows, 2 seen) of a gossip state or delta.
 WireError read_table(Reader& r, unsigned index, std::vector<Member>& members, std::vector<ReachabilityRow>& rows,
-                     std::vector<MemberId>& seen) {
+                     std::vector<std::uint8_t>& seen) {
   switch (index) {
     case 0: return read_sorted_list(r, members, read_member, address_less);
     case 1: return read_sorted_list(r, rows, read_row, observer_less);
-    default:
+    default: {
       WEFT_ASSERT(index == 2);
-      return read_sorted_list(r, seen, read_member_id, std::less<MemberId>());
+      Bytes bits;
+      if (WireError e = r.read_bin(bits); e != WireError::none) return e;
+      if (bits.size() > seen_bytes_for(kMaxGossipEntries)) return WireError::invalid_value;
+      seen.assign(bits.begin(), bits.end());
+      return WireError::none;
+    }
   }
+}
+
+// A state's seen bits are over the members it carries: one bit each, and
+// none past the last.
+bool seen_fits(std::span<const std::uint8_t> seen, std::size_t members) {
+  if (seen.size() != seen_bytes_for(members)) return false;
+  const std::size_t spare = seen.size() * 8 - members;
+  return spare == 0 || (seen.back() >> (8 - spare)) == 0;
 }
 
 template <class T>
@@ -294,6 +304,7 @@ void encode(const ProbeAlive& m, Writer& w) {
 }
 void encode(const GossipState& m, Writer& w) { encode(GossipStateView::of(m), w); }
 void encode(const GossipStateView& m, Writer& w) {
+  WEFT_ASSERT(seen_fits(m.seen, m.members.size()));  // the decoder refuses any other
   w.write_map_header(4);
   write_kind(w, kind_of(m));
   write_tables(w, 1, m.members, m.rows, m.seen);
@@ -349,6 +360,7 @@ Decoded<GossipState> decode_gossip_state(Bytes payload) {
     return read_table(r, key - 1, state.members, state.rows, state.seen);
   });
   if (e != WireError::none) return {.error = e};
+  if (!seen_fits(state.seen, state.members.size())) return {.error = WireError::invalid_value};
   return {.value = std::move(state)};
 }
 Decoded<GossipDelta> decode_gossip_delta(Bytes payload) {

@@ -12,8 +12,8 @@
 //   probe_alive   {0: 0x16, 1: subject member_id, 2: probe uint}  helper -> asker
 //   gossip_digest {0: 0x20, 1: digest uint, 2: seen uint}     "my state's fingerprint, and how
 //                                                             many members I know have seen it"
-//   gossip_state  {0: 0x21, 1: [member...], 2: [row...], 3: [member_id...] seen}
-//   gossip_delta  {0: 0x22, 1: digest uint, 2: [member...], 3: [row...], 4: [member_id...] seen}
+//   gossip_state  {0: 0x21, 1: [member...], 2: [row...], 3: seen bin}
+//   gossip_delta  {0: 0x22, 1: digest uint, 2: [member...], 3: [row...], 4: seen bin}
 //                 "my state is the one you sent me plus these records; its
 //                 fingerprint, and who holds it" (no records: "we hold the
 //                 same state, and these members hold it too")
@@ -21,6 +21,13 @@
 //   member_id = [host str, port uint, incarnation uint]
 //   member    = [host str, port uint, incarnation uint, status uint 0..5]
 //   row       = [observer member_id, version uint, [member_id...] unreachable]
+//   seen      = one bit per record of the sender's member table, in its
+//               address order: bit i (byte i / 8, from the least significant
+//               bit) set when the i-th member holds exactly this state. A
+//               state's bits are over the members it carries, so exactly
+//               ceil(N / 8) bytes with the unused bits clear; a delta's are
+//               over the sender's whole table, which the receiver holds too
+//               when the digests are equal, the only case it reads them in.
 //
 // Decoding these allocates (a gossip state owns its tables); they are the
 // control plane, bounded by the frame size and never on the user hot path.
@@ -33,6 +40,7 @@
 #include "kernel/membership/member.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
+#include "kernel/membership/seen_set.hpp"
 #include "kernel/wire/errors.hpp"
 #include "kernel/wire/fields.hpp"
 #include "kernel/wire/msgpack.hpp"
@@ -80,7 +88,7 @@ struct GossipDigest {
 struct GossipState {
   std::vector<Member> members;          // sorted by address, unique
   std::vector<ReachabilityRow> rows;    // sorted by observer, unique
-  std::vector<MemberId> seen;           // sorted, unique: who holds exactly this state
+  std::vector<std::uint8_t> seen;       // over members: who holds exactly this state
   friend bool operator==(const GossipState&, const GossipState&) = default;
 };
 // A gossip state encoded straight from the sender's tables, the same bytes
@@ -89,7 +97,7 @@ struct GossipState {
 struct GossipStateView {
   std::span<const Member> members;        // as GossipState's
   std::span<const ReachabilityRow> rows;
-  std::span<const MemberId> seen;
+  std::span<const std::uint8_t> seen;
   static GossipStateView of(const GossipState& state) { return {state.members, state.rows, state.seen}; }
 };
 // The records of the sender's state that differ from a state the receiver
@@ -100,14 +108,14 @@ struct GossipDelta {
   std::uint64_t digest = 0;              // of the sender's whole state
   std::vector<Member> members;           // sorted by address, unique
   std::vector<ReachabilityRow> rows;     // sorted by observer, unique
-  std::vector<MemberId> seen;            // sorted, unique: who holds the whole state
+  std::vector<std::uint8_t> seen;        // over the sender's table: who holds the whole state
   friend bool operator==(const GossipDelta&, const GossipDelta&) = default;
 };
 struct GossipDeltaView {
   std::uint64_t digest = 0;  // as GossipDelta's
   std::span<const Member> members;
   std::span<const ReachabilityRow> rows;
-  std::span<const MemberId> seen;
+  std::span<const std::uint8_t> seen;
   static GossipDeltaView of(const GossipDelta& delta) { return {delta.digest, delta.members, delta.rows, delta.seen}; }
 };
 

@@ -33,7 +33,7 @@
 
 namespace weft::wire {
 
-inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::uint16_t kProtocolVersion = 2;  // 2: seen sets as bits (control.hpp)
 inline constexpr std::size_t kMaxClusterNameBytes = 64;
 inline constexpr std::size_t kNonceBytes = 16;
 inline constexpr std::size_t kProofBytes = 32;

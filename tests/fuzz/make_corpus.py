@@ -172,11 +172,19 @@ def listing(items):
     return array_header(len(items)) + b"".join(items)
 
 
+def seen(*positions, members):
+    """A seen set: one bit per member of the sender's table (bin)."""
+    bits = bytearray((members + 7) // 8)
+    for i in positions:
+        bits[i // 8] |= 1 << (i % 8)
+    return binary(bytes(bits))
+
+
 def control_seeds():
     a, b = member_id("10.0.0.1", 7000, 3), member_id("10.0.0.2", 7000, 1)
     members = [member("10.0.0.1", 7000, 3, 1), member("10.0.0.2", 7000, 1, 4)]
     state = [(0, uint(GOSSIP_STATE)), (1, listing(members)), (2, listing([row(a, 2, [b])])),
-             (3, listing([a, b]))]
+             (3, seen(0, 1, members=2))]
     return {
         "control_join": msg([(0, uint(JOIN))]),
         "control_heartbeat": msg([(0, uint(HEARTBEAT)), (1, uint(41))]),
@@ -188,13 +196,16 @@ def control_seeds():
         "control_gossip_digest": msg([(0, uint(GOSSIP_DIGEST)), (1, uint(0xFFFFFFFFFFFFFFFF)), (2, uint(31))]),
         "control_gossip_state": msg(state),
         "control_gossip_delta": msg([(0, uint(GOSSIP_DELTA)), (1, uint(0x8000000000000001)),
-                                     (2, listing(members[1:])), (3, listing([])), (4, listing([a, b]))]),
+                                     (2, listing(members[1:])), (3, listing([])), (4, seen(0, 1, members=2))]),
         "control_gossip_delta_seen_only": msg([(0, uint(GOSSIP_DELTA)), (1, uint(7)), (2, listing([])),
-                                               (3, listing([])), (4, listing([b]))]),
+                                               (3, listing([])), (4, seen(1, members=2))]),
         "bad_control_gossip_delta_no_digest": msg([(0, uint(GOSSIP_DELTA)), (2, listing([])),
-                                                   (3, listing([])), (4, listing([]))]),
+                                                   (3, listing([])), (4, seen(members=0))]),
         "control_gossip_state_empty": msg([(0, uint(GOSSIP_STATE)), (1, listing([])),
-                                           (2, listing([])), (3, listing([]))]),
+                                           (2, listing([])), (3, seen(members=0))]),
+        "bad_control_gossip_state_seen_too_long": msg(state[:3] + [(3, seen(0, members=9))]),
+        "bad_control_gossip_state_seen_spare_bit": msg(state[:3] + [(3, seen(0, 2, members=3))]),
+        "bad_control_gossip_state_seen_is_list": msg(state[:3] + [(3, listing([a, b]))]),
         "bad_control_gossip_unsorted": msg([state[0], (1, listing(list(reversed(members))))] + state[2:]),
         "bad_control_member_status": msg([state[0], (1, listing([member(status=6)]))] + state[2:]),
         "bad_control_join_extra_field": msg([(0, uint(JOIN)), (1, uint(1))]),
