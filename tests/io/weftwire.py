@@ -12,6 +12,7 @@ import socket
 import struct
 
 HELLO, HELLO_PROOF, GOSSIP_DIGEST = 0x01, 0x02, 0x20
+PROTOCOL_VERSION = 2  # kernel/wire/handshake.hpp kProtocolVersion
 DIALER, ACCEPTOR = 1, 2
 
 
@@ -83,7 +84,7 @@ def frame(message):
 
 
 def hello(cluster, host, port, incarnation, nonce, proof=b""):
-    return {0: HELLO, 1: 1, 2: cluster, 3: [host, port], 4: incarnation, 5: nonce, 6: proof}
+    return {0: HELLO, 1: PROTOCOL_VERSION, 2: cluster, 3: [host, port], 4: incarnation, 5: nonce, 6: proof}
 
 
 def hello_proof(proof):
@@ -105,7 +106,7 @@ def transcript(role, cluster, dialer, acceptor):
         host, port, incarnation, nonce = s
         return text(host) + u64(port) + u64(incarnation) + text(nonce)
 
-    return text("weft handshake v1") + u64(1) + u64(role) + text(cluster) + side(dialer) + side(acceptor)
+    return text("weft handshake v1") + u64(PROTOCOL_VERSION) + u64(role) + text(cluster) + side(dialer) + side(acceptor)
 
 
 def mac(key, data):
