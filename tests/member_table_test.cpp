@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "kernel/prng.hpp"
 
 namespace weft {
 namespace {
@@ -249,6 +252,39 @@ namespace {
 // find() remembers where it found an address (PositionHints); records
 // inserted before it move it along, and a later life replaces it, so every
 // lookup after a change must still find exactly the record a search would.
+// The digest is kept up to date by each merge (a sum of per-record prints)
+// rather than summed again: after every step of a random history of merges
+// of records and of tables, and prunes, it must equal the digest of a table
+// built from the same records from scratch.
+TEST(MemberTable, DigestFollowsEveryChangeAsASumFromScratchWould) {
+  Prng prng(7);
+  const std::array statuses = kAllMemberStatuses;
+  auto random_member = [&] {
+    return member("10.0.0." + std::to_string(prng.below(40)), 1 + prng.below(3),
+                  statuses[prng.below(statuses.size())]);
+  };
+  for (int history = 0; history < 20; ++history) {
+    MemberTable table;
+    for (int step = 0; step < 80; ++step) {
+      switch (prng.below(4)) {
+        case 0:
+        case 1: table.merge(random_member()); break;
+        case 2: {
+          MemberTable other;
+          for (int i = 0, n = static_cast<int>(prng.below(12)); i < n; ++i) other.merge(random_member());
+          table.merge(other);
+          break;
+        }
+        default:
+          table.prune([&](const Member& m) { return m.status == MemberStatus::removed && prng.below(2) == 0; });
+          break;
+      }
+      ASSERT_EQ(table.digest(), MemberTable::from_sorted(records_of(table)).digest())
+          << "history " << history << " step " << step;
+    }
+  }
+}
+
 TEST(MemberTable, FindAfterTheTableMovesStillFindsTheRecord) {
   MemberTable t;
   std::vector<Member> model;  // sorted by address, as the table

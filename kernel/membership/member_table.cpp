@@ -13,6 +13,13 @@ namespace {
 
 bool address_less(const Member& m, const NodeAddress& address) { return m.address() < address; }
 
+// One record's share of the table's digest: a function of the record
+// alone, so that the digest, their sum, follows a merge by the records it
+// changes.
+std::uint64_t record_print(const Member& m) {
+  return mix64(fingerprint_member_id(0, m.id) ^ static_cast<std::uint64_t>(m.status));
+}
+
 }  // namespace
 
 std::uint64_t fingerprint_bytes(std::uint64_t state, const void* data, std::size_t size) {
@@ -56,6 +63,7 @@ MemberTable MemberTable::from_sorted(std::vector<Member> members) {
   }
   MemberTable table;
   table.members_ = std::move(members);
+  table.sum_valid_ = table.members_.empty();
   return table;
 }
 
@@ -63,6 +71,7 @@ bool MemberTable::merge(const Member& member) {
   const auto it = std::lower_bound(members_.begin(), members_.end(), member.address(), address_less);
   if (it == members_.end() || it->address() != member.address()) {
     const auto at = members_.insert(it, member);
+    if (sum_valid_) sum_ += record_print(member);
     // Still sorted by address and unique around the new record.
     WEFT_ASSERT(at == members_.begin() || std::prev(at)->address() < at->address());
     WEFT_ASSERT(std::next(at) == members_.end() || at->address() < std::next(at)->address());
@@ -73,6 +82,7 @@ bool MemberTable::merge(const Member& member) {
   // The order is total, so what does not lose wins: a record only ever moves
   // up (M2).
   WEFT_ASSERT(supersedes_or_equals(member, *it));
+  if (sum_valid_) sum_ += record_print(member) - record_print(*it);
   *it = member;
   changed();
   return true;
@@ -113,6 +123,7 @@ bool MemberTable::merge(const MemberTable& other, std::vector<Member>* previous)
         scratch_.push_back(*a);
       } else {
         scratch_.push_back(*b);
+        if (sum_valid_) sum_ += record_print(*b) - record_print(*a);
         differs = true;
       }
       ++a;
@@ -120,6 +131,7 @@ bool MemberTable::merge(const MemberTable& other, std::vector<Member>* previous)
     } else if (b == other.members_.end() || (a != members_.end() && a->address() < b->address())) {
       scratch_.push_back(*a++);
     } else {
+      if (sum_valid_) sum_ += record_print(*b);
       scratch_.push_back(*b++);
       differs = true;
     }
@@ -141,15 +153,20 @@ bool MemberTable::merge(const MemberTable& other, std::vector<Member>* previous)
 std::size_t MemberTable::prune(const std::function<bool(const Member&)>& drop) {
   const auto before = members_.size();
   std::erase_if(members_, drop);
-  if (members_.size() != before) changed();
+  if (members_.size() != before) {
+    sum_valid_ = false;  // rare (tombstones past their grace): summed again when asked
+    changed();
+  }
   return before - members_.size();
 }
 
 std::uint64_t MemberTable::compute_digest() const {
-  std::uint64_t h = fingerprint_u64(0, members_.size());
-  for (const Member& m : members_) {
-    h = mix64(fingerprint_member_id(h, m.id) ^ static_cast<std::uint64_t>(m.status));
+  if (!sum_valid_) {
+    sum_ = 0;
+    for (const Member& m : members_) sum_ += record_print(m);
+    sum_valid_ = true;
   }
+  const std::uint64_t h = fingerprint_u64(sum_, members_.size());
   digest_ = h;
   digest_version_ = version_;
   return h;

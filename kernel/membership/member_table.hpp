@@ -51,8 +51,11 @@ class MemberTable {
   std::size_t prune(const std::function<bool(const Member&)>& drop);
 
   // A fingerprint of the whole table, equal on two nodes iff (with
-  // overwhelming likelihood) their tables are equal. Computed in O(n) once
-  // per change of the table, then cached.
+  // overwhelming likelihood) their tables are equal: the sum of a print of
+  // each record (then folded with the count), so a merge keeps it up to date
+  // by the records it changes, in O(changes), instead of a walk of the
+  // whole table per change. Summed in O(n) only the first time a table is
+  // asked (a table made from_sorted, or pruned), then cached per version.
   std::uint64_t digest() const { return digest_version_ == version_ ? digest_ : compute_digest(); }
   // Moves on whenever the table changes, so a reader may cache what it
   // derives from the records (indices into members() included).
@@ -74,6 +77,9 @@ class MemberTable {
   // construction. No table reaches version UINT64_MAX.
   mutable std::uint64_t digest_ = 0;
   mutable std::uint64_t digest_version_ = UINT64_MAX;
+  // The sum of record_print over members_ (mod 2^64), while sum_valid_.
+  mutable std::uint64_t sum_ = 0;
+  mutable bool sum_valid_ = true;
   std::uint64_t version_ = 0;
 };
 
