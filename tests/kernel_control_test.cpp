@@ -28,6 +28,19 @@ void join_from(Kernel& k, Instant now, int n) {
   (void)drain(k, [](LinkCommand&&) {}, [](const Transmit&) {}, [](Event&&) { return true; });
 }
 
+// A driver may read a kernel's view before its first input (an admin
+// endpoint, a simulator's description of a node not yet booted): the seen
+// set is over the empty table, so nothing asserts and nothing is seen.
+TEST(KernelControl, TheViewBeforeTheFirstInputIsEmpty) {
+  Config c;
+  c.self = NodeAddress{"10.0.0.1", 7000};
+  c.seeds = {c.self};
+  const Kernel k(c, 1);
+  EXPECT_TRUE(k.seen_by().empty());
+  EXPECT_TRUE(k.converged()) << "no member waits for anything, as before the seen set was bits";
+  EXPECT_EQ(k.members().size(), 0U);
+}
+
 TEST(KernelControl, GossipStateOutgrowingTheFrameIsCounted) {
   Config c;
   c.self = NodeAddress{"10.0.0.1", 7000};

@@ -41,6 +41,17 @@ std::vector<std::size_t> positions(const SeenSet& seen) {
   return out;
 }
 
+// A kernel asked before its first input holds a new set and an empty
+// table: the set is over it (empty), not stale.
+TEST(SeenSet, ANewSetIsOverANewTable) {
+  const SeenSet seen;
+  const MemberTable table;
+  EXPECT_TRUE(seen.over(table));
+  EXPECT_EQ(seen.size(), 0U);
+  EXPECT_TRUE(seen.covers(table.members(), {}));
+  EXPECT_FALSE(seen.over(table_of(1)));
+}
+
 TEST(SeenSet, ResetLeavesOnlySelf) {
   const MemberTable table = table_of(5);
   SeenSet seen;

@@ -59,7 +59,7 @@ bool SeenSet::merge(std::span<const std::uint8_t> theirs) {
 
 bool SeenSet::contains(std::size_t position) const {
   WEFT_ASSERT(position < table_size_);
-  return (bits_[position / 8] >> (position % 8) & 1U) != 0;
+  return ((static_cast<unsigned>(bits_[position / 8]) >> (position % 8)) & 1U) != 0;
 }
 
 bool SeenSet::covers(std::span<const Member> members, std::span<const MemberId> unreachable) const {

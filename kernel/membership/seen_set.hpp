@@ -83,8 +83,10 @@ class SeenSet {
 
  private:
   std::vector<std::uint8_t> bits_;  // seen_bytes_for(table_size_), unused bits clear
+  // A new set is over a new (empty, version 0) table: the empty set, as a
+  // kernel's before its first input.
   std::size_t table_size_ = 0;
-  std::uint64_t table_version_ = UINT64_MAX;
+  std::uint64_t table_version_ = 0;
   std::size_t count_ = 0;
   std::uint64_t version_ = 0;
 };
