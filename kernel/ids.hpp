@@ -26,8 +26,8 @@ namespace detail {
 
 // Byte-wise lexicographic comparison of two strings, as std::string's own
 // (char_traits<char>::compare is memcmp: unsigned bytes, then the shorter
-// first), inlined eight bytes at a time. Member tables, seen sets and link
-// indexes compare host strings of a dozen bytes millions of times a run, and
+// first), inlined eight bytes at a time. Member tables, reachability rows
+// and link indexes compare host strings of a dozen bytes millions of times a run, and
 // a call into the C library per comparison was an eighth of a 1000-node
 // simulation.
 inline std::uint64_t load_be64(const char* p) {

@@ -120,6 +120,7 @@ bool Kernel::add_seen(const MemberId& holder) {
 }
 
 std::vector<MemberId> Kernel::seen_by() const {
+  WEFT_ASSERT(seen_.over(members_));
   std::vector<MemberId> holders;
   const std::span<const Member> members = members_.members();
   for (std::size_t i = 0; i < members.size(); ++i) {
@@ -377,7 +378,9 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
   if (incoming == members_ && incoming_rows == reachability_) {
     // Same state as the sender's: whoever saw it has now seen ours. Its
     // bits are over the records it sent, so over our table only if we took
-    // every one (a record refused here makes its state not quite ours).
+    // every one. The sender itself counts either way, as it did when seen
+    // sets were lists: it holds all of our state, and what it holds beyond
+    // it is what this node refused to take.
     if (sent == members_.size()) seen_.merge(state.seen);
     add_seen(from);
     on_seen_grew();

@@ -91,7 +91,6 @@ MemberId gen_member_id() {
                   Incarnation{*rc::gen::arbitrary<std::uint64_t>()}};
 }
 
-// A gossip state as a node would send it: sorted, unique lists.
 // A seen set over `members` records: a bit each, the spare bits clear.
 std::vector<std::uint8_t> gen_seen_bits(std::size_t members) {
   std::vector<std::uint8_t> bits(seen_bytes_for(members), 0);
@@ -101,6 +100,7 @@ std::vector<std::uint8_t> gen_seen_bits(std::size_t members) {
   return bits;
 }
 
+// A gossip state as a node would send it: sorted, unique lists.
 wire::GossipState gen_gossip_state() {
   wire::GossipState state;
   MemberTable table;

@@ -3,10 +3,12 @@
 // Model (Akka's gossip "seen" table, carried with the state). A node's seen
 // set names the members known to hold exactly its current state (member
 // table and reachability rows). It starts as {self} whenever the state
-// changes, and grows on evidence that another member holds the same state:
+// changes (empty if self is no record of the table: another life of its
+// address), and grows on evidence that another member holds the same state:
 //   add    a peer's digest equals ours: the peer holds it;
 //   merge  a peer's whole state equals ours: everyone in the peer's seen
-//          set holds it too, and so do the peer and this node.
+//          set holds it too (an OR of the bits; the kernel adds the peer
+//          itself, Kernel::add_seen).
 // The node is converged when the set covers every live member it counts as
 // reachable. The leader moves joiners up and leavers out only then
 // (leader_actions.hpp), so every reachable member agrees on the table such a
