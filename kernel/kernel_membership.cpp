@@ -401,9 +401,9 @@ void Kernel::merge_gossip_delta(const MemberId& from, wire::GossipDelta&& delta)
   take_in(std::move(delta.members), delta.rows, incoming, incoming_rows);
   if (delta.digest == digest_) {
     // Equal digests: the sender's table is ours, so its bits are over ours.
-    // Bits of another length come from a peer that is not (a collision of
+    // Bits that do not fit it come from a peer that is not (a collision of
     // digests, or a faulty peer), and teach nothing.
-    if (delta.seen.size() == seen_bytes_for(members_.size())) seen_.merge(delta.seen);
+    if (seen_bits_fit(delta.seen, members_.size())) seen_.merge(delta.seen);
     add_seen(from);
     on_seen_grew();
   } else {

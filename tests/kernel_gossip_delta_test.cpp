@@ -147,6 +147,8 @@ TEST_F(DeltaTest, ADeltasSeenBitsAreReadOverOurTableOnly) {
   const std::uint64_t digest = kernel_.state_digest();
   from_n1(wire::GossipDelta{digest, {}, {}, {0x04, 0x00}});
   EXPECT_EQ(kernel_.seen_by(), (std::vector<MemberId>{member_id(1), member_id(2)})) << "two bytes for three members";
+  from_n1(wire::GossipDelta{digest, {}, {}, {0x0c}});
+  EXPECT_EQ(kernel_.seen_by(), (std::vector<MemberId>{member_id(1), member_id(2)})) << "a fourth bit of three";
   from_n1(wire::GossipDelta{digest, {}, {}, {0x04}});
   EXPECT_EQ(kernel_.seen_by(), (std::vector<MemberId>{member_id(1), member_id(2), member_id(3)}));
   EXPECT_EQ(kernel_.state_digest(), digest) << "the state itself never moved";

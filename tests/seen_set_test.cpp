@@ -101,15 +101,21 @@ TEST(SeenSet, MergeIsTheUnionOfTheBits) {
   EXPECT_EQ(seen.size(), 5U);
 }
 
-// A peer's bits past the table (its last byte's spare bits) name nobody:
-// they neither count nor travel on.
-TEST(SeenSet, MergeIgnoresBitsPastTheTable) {
+// A peer's bits past the table (its last byte's spare bits) name nobody,
+// so bits with any set do not fit and never reach merge (the decoder and the
+// kernel ask seen_bits_fit first); nor do bits of another length.
+TEST(SeenSet, BitsFitATableExactly) {
+  EXPECT_FALSE(seen_bits_fit(std::vector<std::uint8_t>{0x00, 0xfe}, 9)) << "spare bits set";
+  EXPECT_TRUE(seen_bits_fit(std::vector<std::uint8_t>{0xff, 0x01}, 9));
+  EXPECT_FALSE(seen_bits_fit(std::vector<std::uint8_t>{0xff, 0x02}, 9)) << "the tenth bit of nine";
+  EXPECT_TRUE(seen_bits_fit(std::vector<std::uint8_t>{0xff}, 8)) << "no spare bits at all";
+  EXPECT_FALSE(seen_bits_fit(std::vector<std::uint8_t>{0x01, 0x00}, 8)) << "a byte too many";
+  EXPECT_FALSE(seen_bits_fit(std::vector<std::uint8_t>{}, 1));
+  EXPECT_TRUE(seen_bits_fit(std::vector<std::uint8_t>{}, 0));
   const MemberTable table = table_of(9);
   SeenSet seen;
   seen.reset(table, id(1));
-  EXPECT_FALSE(seen.merge(std::vector<std::uint8_t>{0x00, 0xfe}));
-  EXPECT_EQ(seen.size(), 1U);
-  EXPECT_EQ(bits_of(seen), (std::vector<std::uint8_t>{0x01, 0x00}));
+  EXPECT_TRUE(seen_bits_fit(seen.bits(), seen.table_size())) << "a set's own bits fit its table";
 }
 
 TEST(SeenSet, VersionMovesExactlyWhenTheSetChanges) {

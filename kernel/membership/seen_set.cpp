@@ -2,13 +2,18 @@
 // seen_set.hpp.
 #include "kernel/membership/seen_set.hpp"
 
-#include <algorithm>
 #include <bit>
 
 #include "kernel/assert.hpp"
 #include "kernel/membership/in_step.hpp"
 
 namespace weft {
+
+bool seen_bits_fit(std::span<const std::uint8_t> bits, std::size_t members) {
+  if (bits.size() != seen_bytes_for(members)) return false;
+  const std::size_t spare = bits.size() * 8 - members;
+  return spare == 0 || (bits.back() >> (8 - spare)) == 0;
+}
 
 void SeenSet::reset(const MemberTable& table, const MemberId& self) {
   const std::span<const Member> members = table.members();
@@ -39,16 +44,11 @@ bool SeenSet::add(std::size_t position) {
 }
 
 bool SeenSet::merge(std::span<const std::uint8_t> theirs) {
-  WEFT_ASSERT(theirs.size() == bits_.size());  // the caller checks a peer's length
+  WEFT_ASSERT(seen_bits_fit(theirs, table_size_));  // the caller checks a peer's bits
   std::size_t count = 0;
   for (std::size_t i = 0; i < bits_.size(); ++i) {
-    std::uint8_t merged = bits_[i] | theirs[i];
-    // The last byte's spare bits stay clear whatever the peer sent.
-    if (i + 1 == bits_.size() && table_size_ % 8 != 0) {
-      merged &= static_cast<std::uint8_t>((1U << (table_size_ % 8)) - 1);
-    }
-    bits_[i] = merged;
-    count += static_cast<std::size_t>(std::popcount(merged));
+    bits_[i] |= theirs[i];
+    count += static_cast<std::size_t>(std::popcount(bits_[i]));
   }
   WEFT_ASSERT(count >= count_);
   if (count == count_) return false;  // an OR that kept every bit and added none is the same set

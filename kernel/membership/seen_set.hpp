@@ -53,6 +53,10 @@ namespace weft {
 
 // The bytes of a seen set over a table of `members` records.
 constexpr std::size_t seen_bytes_for(std::size_t members) { return (members + 7) / 8; }
+// True if `bits` can be a seen set over `members` records: one bit each, and
+// none set past the last. What the decoder requires of a whole state's bits
+// and the kernel of a delta's before either reaches SeenSet::merge.
+bool seen_bits_fit(std::span<const std::uint8_t> bits, std::size_t members);
 
 class SeenSet {
  public:
@@ -63,8 +67,8 @@ class SeenSet {
   // that is news.
   bool add(std::size_t position);
   // A peer holding this state sent its seen bits over the same table
-  // (seen_bytes_for(table_size()) bytes, required): the members they name
-  // hold it too. Bits past the table are ignored. True if the set grew.
+  // (seen_bits_fit(theirs, table_size()), required): the members they name
+  // hold it too. True if the set grew.
   bool merge(std::span<const std::uint8_t> theirs);
 
   bool contains(std::size_t position) const;

@@ -211,14 +211,6 @@ WireError read_table(Reader& r, unsigned index, std::vector<Member>& members, st
   }
 }
 
-// A state's seen bits are over the members it carries: one bit each, and
-// none past the last.
-bool seen_fits(std::span<const std::uint8_t> seen, std::size_t members) {
-  if (seen.size() != seen_bytes_for(members)) return false;
-  const std::size_t spare = seen.size() * 8 - members;
-  return spare == 0 || (seen.back() >> (8 - spare)) == 0;
-}
-
 template <class T>
 Decoded<T> decode_uint_message(Bytes payload, MessageKind kind, std::uint64_t T::*field) {
   T message{};
@@ -304,7 +296,7 @@ void encode(const ProbeAlive& m, Writer& w) {
 }
 void encode(const GossipState& m, Writer& w) { encode(GossipStateView::of(m), w); }
 void encode(const GossipStateView& m, Writer& w) {
-  WEFT_ASSERT(seen_fits(m.seen, m.members.size()));  // the decoder refuses any other
+  WEFT_ASSERT(seen_bits_fit(m.seen, m.members.size()));  // the decoder refuses any other
   w.write_map_header(4);
   write_kind(w, kind_of(m));
   write_tables(w, 1, m.members, m.rows, m.seen);
@@ -360,7 +352,8 @@ Decoded<GossipState> decode_gossip_state(Bytes payload) {
     return read_table(r, key - 1, state.members, state.rows, state.seen);
   });
   if (e != WireError::none) return {.error = e};
-  if (!seen_fits(state.seen, state.members.size())) return {.error = WireError::invalid_value};
+  // A state's seen bits are over the members it carries.
+  if (!seen_bits_fit(state.seen, state.members.size())) return {.error = WireError::invalid_value};
   return {.value = std::move(state)};
 }
 Decoded<GossipDelta> decode_gossip_delta(Bytes payload) {
