@@ -81,6 +81,27 @@ TEST(DaemonConfig, BadValuesNameTheFieldTheLineAndTheFix) {
   EXPECT_TRUE(has(problems, "expected key=value"));
 }
 
+TEST(DaemonConfig, CheckingAConfigAStartRefusesReportsItInsteadOfAborting) {
+  // Values the detector's own solve asserts on: --check-config prints the
+  // config (to_text) and lists the problem, where it used to abort.
+  for (const std::string setting : {"phi_threshold=0", "phi_threshold=-3", "phi_threshold=nan",
+                                    "phi_max_sample_size=1", "phi_min_std_deviation=0s"}) {
+    DaemonConfig c = default_config();
+    std::vector<std::string> problems;
+    apply_setting(c, setting, problems);
+    finish(c, problems);
+    const std::string key = setting.substr(0, setting.find('='));
+    EXPECT_TRUE(has(problems, key + ": ")) << setting;
+    const std::string text = to_text(c);
+    EXPECT_NE(text.find("# bounds: not computed until the problems below are fixed"), std::string::npos) << setting;
+  }
+  DaemonConfig valid = default_config();
+  std::vector<std::string> none;
+  finish(valid, none);
+  ASSERT_TRUE(none.empty());
+  EXPECT_NE(to_text(valid).find(" nodes: T_detect "), std::string::npos);
+}
+
 TEST(DaemonConfig, TestOnlyMutationsCannotBeSet) {
   DaemonConfig c = default_config();
   std::vector<std::string> problems;

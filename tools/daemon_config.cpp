@@ -413,17 +413,25 @@ std::string to_text(const DaemonConfig& config) {
   } else {
     text += "# tls: off, plaintext links (tls_cert, tls_key and tls_ca together require TLS)\n";
   }
-  const Bounds b = compute_bounds(config.kernel, std::max<std::size_t>(config.kernel.seeds.size(), 3));
   text += config.kernel.to_string();
+  // The bounds solve the detector's formula, which asserts on knobs a start
+  // refuses (a threshold below 1, a one-sample window): computed only for a
+  // valid config, so --check-config reports such a value as a problem
+  // instead of aborting on it.
+  if (!config.kernel.validate().empty()) {
+    text += "# bounds: not computed until the problems below are fixed\n";
+    return text;
+  }
+  const std::size_t nodes = std::max<std::size_t>(config.kernel.seeds.size(), 3);
+  const Bounds b = compute_bounds(config.kernel, nodes);
   const auto seconds = [](Duration d) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.3fs", static_cast<double>(d.ns()) / 1e9);
     return std::string(buffer);
   };
   // compute_bounds for a cluster the size of the seed list (at least 3).
-  text += "# bounds for " + std::to_string(std::max<std::size_t>(config.kernel.seeds.size(), 3)) +
-          " nodes: T_detect " + seconds(b.detect) + ", T_down " + seconds(b.down) + ", T_converge " +
-          seconds(b.converge) + ", T_heal " + seconds(b.heal) + "\n";
+  text += "# bounds for " + std::to_string(nodes) + " nodes: T_detect " + seconds(b.detect) + ", T_down " +
+          seconds(b.down) + ", T_converge " + seconds(b.converge) + ", T_heal " + seconds(b.heal) + "\n";
   return text;
 }
 
