@@ -14,10 +14,11 @@ namespace weft {
 namespace {
 
 // A handshake frame is a few hundred bytes at most (a 64-byte cluster name,
-// a 253-byte host), far below the smallest max_frame_bytes (4 KiB).
+// a 253-byte host): within the limit a link reads before its handshake is
+// done (wire::kMaxHandshakeFrameBytes).
 template <class Message>
 void append_handshake_frame(std::vector<std::uint8_t>& out, const Message& message) {
-  const wire::WireError error = wire::append_frame(out, message);
+  const wire::WireError error = wire::append_frame(out, message, wire::kMaxHandshakeFrameBytes);
   WEFT_ASSERT(error == wire::WireError::none);
 }
 
@@ -30,7 +31,8 @@ Kernel::Outbound& Kernel::outbound(const NodeAddress& peer) {
   auto it = links_.find_outbound(peer);
   if (!links_.found(it)) {
     const RedialBackoff::Options backoff{config_.reconnect_backoff_min, config_.reconnect_backoff_max};
-    it = links_.add_outbound(peer, config_.max_frame_bytes, RedialBackoff(backoff, now_));
+    // The acceptor's hello is the only frame a dialed link reads.
+    it = links_.add_outbound(peer, wire::kMaxHandshakeFrameBytes, RedialBackoff(backoff, now_));
     if (!is_live(peer)) unlive_links_.insert(peer);
   } else if (it->second.retired()) {
     links_.revive(it);
@@ -137,7 +139,8 @@ void Kernel::count_close(CloseReason reason, wire::WireError error) {
 
 LinkId Kernel::handle_link_accepted(Instant now) {
   advance(now);
-  const LinkId id = links_.accept(config_.max_frame_bytes, now_ + config_.handshake_timeout);
+  // Raised to max_frame_bytes once the dialer has proven itself (on_inbound_frame).
+  const LinkId id = links_.accept(wire::kMaxHandshakeFrameBytes, now_ + config_.handshake_timeout);
   WEFT_ASSERT(links_.next_handshake_deadline() <= now_ + config_.handshake_timeout);
   return id;
 }
@@ -148,7 +151,7 @@ void Kernel::handle_link_up(Instant now, LinkId link) {
   if (!links_.found(it)) return;  // closed meanwhile
   Outbound& out = it->second;
   links_.link_up(it);
-  out.decoder = wire::FrameDecoder(config_.max_frame_bytes);
+  out.decoder = wire::FrameDecoder(wire::kMaxHandshakeFrameBytes);
   WEFT_ASSERT(!out.peer.has_value() && out.handshake.empty());
   out.nonce = fresh_nonce();
   out.hello_incarnation = self_.incarnation.value;
@@ -369,6 +372,14 @@ void Kernel::accept_peer(InboundIt it, const MemberId& peer) {
   observe(accepted);
 }
 
+// Until its handshake is done an inbound link reads only handshake-sized
+// frames; the frames after it (gossip states of a thousand members, users'
+// messages) may be as large as max_frame_bytes.
+void Kernel::admit_full_frames(Inbound& in) {
+  if (in.closed() || in.state() != InboundState::established) return;
+  if (in.decoder.max_frame_bytes() < config_.max_frame_bytes) in.decoder.raise_max_frame_bytes(config_.max_frame_bytes);
+}
+
 void Kernel::on_inbound_frame(InboundIt it, std::span<const std::uint8_t> payload) {
   const LinkId link = it->first;
   Inbound& in = it->second;
@@ -381,10 +392,12 @@ void Kernel::on_inbound_frame(InboundIt it, std::span<const std::uint8_t> payloa
   }
   if (const auto* hello = std::get_if<wire::Hello>(&decoded.value)) {
     on_hello(it, *hello);
+    admit_full_frames(in);
     return;
   }
   if (const auto* proof = std::get_if<wire::HelloProof>(&decoded.value)) {
     on_hello_proof(it, *proof);
+    admit_full_frames(in);
     return;
   }
   if (in.state() != InboundState::established) {

@@ -41,6 +41,23 @@ TEST(Hello, RoundTripsWithAndWithoutProof) {
   }
 }
 
+TEST(Hello, TheLargestHelloFitsTheHandshakeLimit) {
+  // Every field at its widest: what a link reads before its handshake is
+  // done (kMaxHandshakeFrameBytes) must take any valid hello.
+  const std::string cluster(kMaxClusterNameBytes, 'c');
+  const std::string host(kMaxHostBytes, 'h');
+  Hello hello = testing::sample_hello();
+  hello.protocol_version = UINT16_MAX;
+  hello.cluster_name = cluster;
+  hello.address = {host, UINT16_MAX};
+  hello.incarnation = UINT64_MAX;
+  ASSERT_EQ(hello.proof.size(), kProofBytes);
+  EXPECT_LE(encoded_size(hello), kMaxHandshakeFrameBytes);
+  EXPECT_GT(encoded_size(hello), kMaxHandshakeFrameBytes - 128);  // the limit is not far above it
+  const ByteVector proof(kProofBytes, 1);
+  EXPECT_LE(encoded_size(HelloProof{proof}), kMaxHandshakeFrameBytes);
+}
+
 TEST(Hello, ReadsMsgpackCOutput) {
   const ByteVector payload = hello_with_proof({});
   const Decoded<Hello> decoded = decode_hello(payload);

@@ -1,6 +1,6 @@
 // Goal: an accepted link that never says hello is closed after
 // handshake_timeout with its own counted reason, and a link that says hello
-// in time is not.
+// in time is not; before its hello a link reads only handshake-sized frames.
 #include <gtest/gtest.h>
 
 #include "kernel/drain.hpp"
@@ -56,6 +56,53 @@ TEST(KernelLinks, SilentAcceptedLinkClosedAfterHandshakeTimeout) {
   EXPECT_EQ(k.counters().links_closed[static_cast<std::size_t>(CloseReason::handshake_timeout)], 1U);
   k.handle_tick(start + Duration::seconds(60));
   for (const CloseCommand& c : closes(k)) EXPECT_NE(c.link, greeted);
+}
+
+std::vector<std::uint8_t> frame_header(std::uint32_t payload_bytes) {
+  std::vector<std::uint8_t> header(wire::kFrameHeaderBytes);
+  wire::store_be32(header.data(), payload_bytes);
+  return header;
+}
+
+TEST(KernelLinks, BeforeItsHandshakeALinkReadsOnlyHandshakeSizedFrames) {
+  Kernel k(config(), 1);
+  const Instant start = Instant::from_ns(1'000'000'000);
+  k.handle_tick(start);
+  (void)closes(k);
+  // A stranger declares a 1 MiB first frame (max_frame_bytes) and sends
+  // half of it: refused on the header, before any buffer is sized for it.
+  const LinkId stranger = k.handle_link_accepted(start);
+  std::vector<std::uint8_t> bytes = frame_header(1U << 20);
+  bytes.resize(bytes.size() + (1U << 19), 0x90);
+  k.handle_bytes(start, stranger, bytes);
+  std::vector<CloseCommand> closed = closes(k);
+  ASSERT_EQ(closed.size(), 1U);
+  EXPECT_EQ(closed[0].link, stranger);
+  EXPECT_EQ(closed[0].reason, CloseReason::wire_error);
+  EXPECT_EQ(k.counters().wire_errors[static_cast<std::size_t>(wire::WireError::frame_too_large)], 1U);
+  // One byte over the limit is refused as well; the limit itself is not.
+  const LinkId over = k.handle_link_accepted(start);
+  k.handle_bytes(start, over, frame_header(wire::kMaxHandshakeFrameBytes + 1));
+  closed = closes(k);
+  ASSERT_EQ(closed.size(), 1U);
+  EXPECT_EQ(closed[0].link, over);
+  const LinkId at_limit = k.handle_link_accepted(start);
+  k.handle_bytes(start, at_limit, frame_header(wire::kMaxHandshakeFrameBytes));
+  EXPECT_TRUE(closes(k).empty());
+
+  // Past its hello, the same link reads frames up to max_frame_bytes.
+  const LinkId greeted = k.handle_link_accepted(start);
+  wire::Hello hello;
+  hello.cluster_name = "weft";
+  hello.address = {"10.0.0.2", 7000};
+  hello.incarnation = 1;
+  bytes.clear();
+  ASSERT_EQ(wire::append_frame(bytes, hello), wire::WireError::none);
+  const std::vector<std::uint8_t> large = frame_header(1U << 20);
+  bytes.insert(bytes.end(), large.begin(), large.end());
+  k.handle_bytes(start, greeted, bytes);
+  EXPECT_TRUE(closes(k).empty());
+  EXPECT_EQ(k.counters().wire_errors[static_cast<std::size_t>(wire::WireError::frame_too_large)], 2U);
 }
 
 }  // namespace

@@ -57,6 +57,12 @@ class FrameDecoder {
   // Bytes of an incomplete frame held from earlier feeds.
   std::size_t buffered_bytes() const { return header_filled_ + partial_.size(); }
   std::uint32_t max_frame_bytes() const { return max_frame_bytes_; }
+  // Lets larger frames through from now on (a link past its handshake); the
+  // frames already checked were checked against the old maximum.
+  void raise_max_frame_bytes(std::uint32_t max_frame_bytes) {
+    WEFT_ASSERT(max_frame_bytes >= max_frame_bytes_);
+    max_frame_bytes_ = max_frame_bytes;
+  }
 
  private:
   WireError check_length(std::uint32_t length) const;

@@ -37,6 +37,13 @@ inline constexpr std::uint16_t kProtocolVersion = 2;  // 2: seen sets as bits (c
 inline constexpr std::size_t kMaxClusterNameBytes = 64;
 inline constexpr std::size_t kNonceBytes = 16;
 inline constexpr std::size_t kProofBytes = 32;
+// The largest payload a handshake frame may have. A hello with the longest
+// cluster name and host, every integer at its widest, and a proof, is about
+// 400 bytes (Hello.TheLargestHelloFitsTheHandshakeLimit). A link reads
+// nothing larger until its handshake is done, so a peer that has proven
+// nothing cannot make a node hold a max_frame_bytes buffer for it (a
+// half-sent 1 MiB first frame pinned about 1.26 MB a connection).
+inline constexpr std::uint32_t kMaxHandshakeFrameBytes = 512;
 
 struct Hello {
   std::uint16_t protocol_version = kProtocolVersion;
