@@ -216,7 +216,6 @@ class Kernel {
   void suspect_refused(const NodeAddress& peer);
   void read_inbound(InboundIt it, std::span<const std::uint8_t> bytes);
   void read_outbound(OutboundIt it, std::span<const std::uint8_t> bytes);
-  void admit_full_frames(Inbound& in);
   void on_inbound_frame(InboundIt it, std::span<const std::uint8_t> payload);
   void on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payload);
   wire::Hello make_hello(std::array<std::uint8_t, wire::kNonceBytes> nonce) const;

@@ -139,7 +139,7 @@ void Kernel::count_close(CloseReason reason, wire::WireError error) {
 
 LinkId Kernel::handle_link_accepted(Instant now) {
   advance(now);
-  // Raised to max_frame_bytes once the dialer has proven itself (on_inbound_frame).
+  // Raised to max_frame_bytes once the dialer has proven itself (accept_peer).
   const LinkId id = links_.accept(wire::kMaxHandshakeFrameBytes, now_ + config_.handshake_timeout);
   WEFT_ASSERT(links_.next_handshake_deadline() <= now_ + config_.handshake_timeout);
   return id;
@@ -366,18 +366,14 @@ void Kernel::on_hello_proof(InboundIt it, const wire::HelloProof& proof) {
 
 void Kernel::accept_peer(InboundIt it, const MemberId& peer) {
   links_.establish(it, peer);
+  // Until now the link read only handshake-sized frames; what follows
+  // (gossip states of a thousand members, users' messages) may be as large
+  // as max_frame_bytes.
+  it->second.decoder.raise_max_frame_bytes(config_.max_frame_bytes);
   const MemberId& accepted = *it->second.peer;
   WEFT_ASSERT(accepted == peer && accepted.address != self_.address);
   redial_now(accepted.address);
   observe(accepted);
-}
-
-// Until its handshake is done an inbound link reads only handshake-sized
-// frames; the frames after it (gossip states of a thousand members, users'
-// messages) may be as large as max_frame_bytes.
-void Kernel::admit_full_frames(Inbound& in) {
-  if (in.closed() || in.state() != InboundState::established) return;
-  if (in.decoder.max_frame_bytes() < config_.max_frame_bytes) in.decoder.raise_max_frame_bytes(config_.max_frame_bytes);
 }
 
 void Kernel::on_inbound_frame(InboundIt it, std::span<const std::uint8_t> payload) {
@@ -392,12 +388,10 @@ void Kernel::on_inbound_frame(InboundIt it, std::span<const std::uint8_t> payloa
   }
   if (const auto* hello = std::get_if<wire::Hello>(&decoded.value)) {
     on_hello(it, *hello);
-    admit_full_frames(in);
     return;
   }
   if (const auto* proof = std::get_if<wire::HelloProof>(&decoded.value)) {
     on_hello_proof(it, *proof);
-    admit_full_frames(in);
     return;
   }
   if (in.state() != InboundState::established) {

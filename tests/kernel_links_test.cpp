@@ -29,20 +29,32 @@ std::vector<CloseCommand> closes(Kernel& k) {
   return found;
 }
 
-TEST(KernelLinks, SilentAcceptedLinkClosedAfterHandshakeTimeout) {
-  Kernel k(config(), 1);
+// A kernel past its first tick, with the closes that tick made drained.
+Instant started(Kernel& k) {
   const Instant start = Instant::from_ns(1'000'000'000);
   k.handle_tick(start);
   (void)closes(k);
-  const LinkId idle = k.handle_link_accepted(start);
-  const LinkId greeted = k.handle_link_accepted(start);
+  return start;
+}
+
+// The frame of a valid hello from a node at 10.0.0.2 (no secret is set).
+std::vector<std::uint8_t> hello_frame() {
   wire::Hello hello;
   hello.cluster_name = "weft";
   hello.address = {"10.0.0.2", 7000};
   hello.incarnation = 1;
   std::vector<std::uint8_t> bytes;
-  ASSERT_EQ(wire::append_frame(bytes, hello), wire::WireError::none);
-  k.handle_bytes(start, greeted, bytes);
+  const wire::WireError error = wire::append_frame(bytes, hello);
+  EXPECT_EQ(error, wire::WireError::none);
+  return bytes;
+}
+
+TEST(KernelLinks, SilentAcceptedLinkClosedAfterHandshakeTimeout) {
+  Kernel k(config(), 1);
+  const Instant start = started(k);
+  const LinkId idle = k.handle_link_accepted(start);
+  const LinkId greeted = k.handle_link_accepted(start);
+  k.handle_bytes(start, greeted, hello_frame());
   EXPECT_TRUE(closes(k).empty());
   EXPECT_LE(k.next_deadline(), start + Duration::seconds(5));
 
@@ -66,9 +78,7 @@ std::vector<std::uint8_t> frame_header(std::uint32_t payload_bytes) {
 
 TEST(KernelLinks, BeforeItsHandshakeALinkReadsOnlyHandshakeSizedFrames) {
   Kernel k(config(), 1);
-  const Instant start = Instant::from_ns(1'000'000'000);
-  k.handle_tick(start);
-  (void)closes(k);
+  const Instant start = started(k);
   // A stranger declares a 1 MiB first frame (max_frame_bytes) and sends
   // half of it: refused on the header, before any buffer is sized for it.
   const LinkId stranger = k.handle_link_accepted(start);
@@ -92,12 +102,7 @@ TEST(KernelLinks, BeforeItsHandshakeALinkReadsOnlyHandshakeSizedFrames) {
 
   // Past its hello, the same link reads frames up to max_frame_bytes.
   const LinkId greeted = k.handle_link_accepted(start);
-  wire::Hello hello;
-  hello.cluster_name = "weft";
-  hello.address = {"10.0.0.2", 7000};
-  hello.incarnation = 1;
-  bytes.clear();
-  ASSERT_EQ(wire::append_frame(bytes, hello), wire::WireError::none);
+  bytes = hello_frame();
   const std::vector<std::uint8_t> large = frame_header(1U << 20);
   bytes.insert(bytes.end(), large.begin(), large.end());
   k.handle_bytes(start, greeted, bytes);
