@@ -218,6 +218,7 @@ Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
   // After a partition heals: links redial (worst backoff), then the sides
   // exchange state and nodes downed by the other side rejoin.
   b.heal = config.reconnect_backoff_max + config.join_retry_interval + b.converge;
+  b.refute = (config.gossip_interval + b.spread) * 3 + config.gossip_interval;
   // A pause that is forgiven must be shorter than a crash takes to be downed,
   // or the two promises of docs/properties.md contradict each other.
   WEFT_ASSERT(b.forgiven_pause < b.down);

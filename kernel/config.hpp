@@ -71,6 +71,9 @@ struct Mutations {
   bool downed_gossip_ignored = false; // M5: a state gossiped by a life this node holds down is dropped
                                       //     (as SWIM drops a dead member's word), so sides that downed
                                       //     each other never merge
+  bool claim_refutation_off = false;  // W4: a node takes no newer life to refute a forged claim about
+                                      //     itself: it refuses a newer incarnation, which keeps circulating,
+                                      //     and takes a leave it never asked for
 
   bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;
@@ -172,6 +175,12 @@ struct Bounds {
   Duration forgiven_pause;
   Duration converge;   // T_converge: last fault -> identical views
   Duration heal;       // T_heal: partition heals -> one view again
+  // T_refute: a forged claim about a live member (a newer incarnation, a
+  // leave it never asked for) -> one view again, the member live in a life
+  // above the forged one: the claim spreads to the member, which refutes
+  // within a round (at most one new life a gossip_interval), the new life
+  // spreads, and the leader's up spreads.
+  Duration refute;
 };
 
 Bounds compute_bounds(const Config& config, std::size_t cluster_size);

@@ -144,11 +144,12 @@ enum class Mark : std::uint8_t {
   self_pause_forgiven,    // this node's own pause was not blamed on peers
   ingest_guard,           // a gossip record was rejected by a guard
   early_crash_suspicion,  // a refused redial started probing before phi did
+  refuted_claim,          // this node took a newer life to refute a forged claim about it
 };
-inline constexpr std::size_t kMarkCount = 8;
+inline constexpr std::size_t kMarkCount = 9;
 // Counters are indexed by mark and mark_from_string walks 0..kMarkCount-1: a
-// mark added after early_crash_suspicion must move this.
-static_assert(kMarkCount == static_cast<std::size_t>(Mark::early_crash_suspicion) + 1);
+// mark added after refuted_claim must move this.
+static_assert(kMarkCount == static_cast<std::size_t>(Mark::refuted_claim) + 1);
 std::string_view to_string(Mark mark);
 // The mark that to_string names `name`; nullopt if none does.
 std::optional<Mark> mark_from_string(std::string_view name);

@@ -90,6 +90,12 @@ struct KernelCounters {
   std::uint64_t dead_letters[kDeadLetterReasonCount] = {};
   std::uint64_t marks[kMarkCount] = {};
   std::uint64_t ingest_rejected = 0;
+  // New lives this node took to refute a claim about itself that only it
+  // may make (a newer incarnation, a leave it never asked for).
+  std::uint64_t refutations = 0;
+  // Gossip answers not sent because all they would repeat is a record this
+  // node refused: sent, the peer would answer with the record again.
+  std::uint64_t gossip_replies_withheld = 0;
   // Control frames not queued because they exceed max_frame_bytes: the
   // gossip state outgrew the frame (about 40 bytes a member), so this node
   // cannot gossip its state until max_frame_bytes is raised.
@@ -114,6 +120,9 @@ class Kernel {
   const MemberId& self() const { return self_; }
   MemberStatus self_status() const;
   const MemberTable& members() const { return members_; }
+  // Whether a handshake here established `life` or a newer life of its
+  // address: first-hand, where a gossiped record is hearsay.
+  bool proven(const MemberId& life) const;
   const ReachabilityTable& reachability() const { return reachability_; }
   // Every live member this node counts as reachable holds exactly this
   // node's state (the seen set covers them).
@@ -226,6 +235,8 @@ class Kernel {
   bool proof_holds(std::span<const std::uint8_t> proof, HandshakeRole prover, const HelloSide& dialer,
                    const HelloSide& acceptor) const;
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
+  // A handshake here established `life` (or a newer life of its address).
+  void note_proven(const MemberId& life);
 
   // kernel_membership.cpp: join, gossip, applying the leader's moves, rejoin
   void start_membership();
@@ -235,12 +246,16 @@ class Kernel {
   void merge_gossip(const MemberId& from, wire::GossipState&& state);
   void merge_gossip_delta(const MemberId& from, wire::GossipDelta&& delta);
   bool ignores_gossip_from(const MemberId& from) const;
-  void take_in(std::vector<Member>&& records, std::span<const ReachabilityRow> rows, MemberTable& incoming,
-               ReachabilityTable& incoming_rows);
+  // Merges what a peer sent; returns the addresses whose records were refused.
+  std::vector<NodeAddress> take_in(std::vector<Member>&& records, std::span<const ReachabilityRow> rows,
+                                   MemberTable& incoming, ReachabilityTable& incoming_rows);
   bool overwrite_members(const MemberTable& incoming);
   bool accept_record(const Member& incoming) const;
   bool accept_record(const Member& incoming, const Member* known) const;
-  MemberTable accept_records(std::vector<Member>&& records);
+  MemberTable accept_records(std::vector<Member>&& records, std::vector<NodeAddress>& refused);
+  // A refused record about this node that another process may not make:
+  // notes the life a refutation must rise above.
+  void note_claim_about_self(const Member& claim);
   void emit_member_changes(const std::vector<Member>& before);
   void gossip_round();
   void refresh_gossip_targets();
@@ -257,7 +272,8 @@ class Kernel {
   void close_idle_member_links();
   void check_unlive_links() const;
   void send_gossip_state(const NodeAddress& peer);
-  void send_gossip_delta(const NodeAddress& peer, const MemberTable& theirs, const ReachabilityTable& their_rows);
+  void send_gossip_delta(const NodeAddress& peer, const MemberTable& theirs, const ReachabilityTable& their_rows,
+                         const std::vector<NodeAddress>& refused);
   void send_delta(const NodeAddress& peer, std::span<const Member> members, std::span<const ReachabilityRow> rows);
   void leader_actions();
   void on_seen_grew();
@@ -266,6 +282,8 @@ class Kernel {
   bool add_seen(const MemberId& holder);
   void check_self_status();
   void rejoin();
+  void refute();
+  void take_new_life(Incarnation above);
   void shut_down(bool downed);
   void prune_gone();
   void update_reachability_view();
@@ -360,6 +378,14 @@ class Kernel {
   // link closed at once (emit_member_changes).
   std::set<NodeAddress> unlive_links_;
   Instant last_gossip_;                          // when gossip_round last ran
+  // The highest incarnation a refused claim gave this node's address, until
+  // a new life above it is taken; no sooner than next_refutation_, so a
+  // forger who keeps claiming costs at most one new life a gossip_interval.
+  std::optional<Incarnation> refute_above_;
+  // The newest life of each address a handshake established here, kept
+  // while the address is in the table (prune_gone drops the rest).
+  std::map<NodeAddress, Incarnation> proven_lives_;
+  Instant next_refutation_;
 
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes

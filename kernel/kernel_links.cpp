@@ -98,13 +98,30 @@ std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
     return CloseReason::self_connection;
   }
   if (const Member* known = members_.find(hello.address.to_owned())) {
-    if (hello.incarnation < known->incarnation().value) return CloseReason::stale_incarnation;
-    if (hello.incarnation - known->incarnation().value > config_.max_incarnation_jump &&
+    // Older than a life this node has heard first-hand: an old process.
+    // Older only than hearsay (a record gossiped, perhaps forged, of a
+    // life no link has shown), the hello is the better word: refused, the
+    // member could never hear the record it must refute (W4).
+    if (hello.incarnation < known->incarnation().value && proven(known->id)) {
+      return CloseReason::stale_incarnation;
+    }
+    if (hello.incarnation > known->incarnation().value &&
+        hello.incarnation - known->incarnation().value > config_.max_incarnation_jump &&
         !config_.mutations.ingest_guard_off) {
       return CloseReason::implausible_incarnation;
     }
   }
   return std::nullopt;
+}
+
+void Kernel::note_proven(const MemberId& life) {
+  Incarnation& newest = proven_lives_[life.address];
+  newest = std::max(newest, life.incarnation);
+}
+
+bool Kernel::proven(const MemberId& life) const {
+  const auto it = proven_lives_.find(life.address);
+  return it != proven_lives_.end() && it->second >= life.incarnation;
 }
 
 // Closing a record already retired (closed twice before the sweep, say as
@@ -297,6 +314,7 @@ void Kernel::on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payl
     links_.queue_transmit(it);
   }
   links_.establish(it, MemberId{hello.value.address.to_owned(), Incarnation{hello.value.incarnation}});
+  note_proven(*out.peer);
   out.redial.reset();
   WEFT_ASSERT(out.state() == OutboundState::established && (!config_.auth.enabled() || !out.handshake.empty()));
   observe(*out.peer);
@@ -366,6 +384,7 @@ void Kernel::on_hello_proof(InboundIt it, const wire::HelloProof& proof) {
 
 void Kernel::accept_peer(InboundIt it, const MemberId& peer) {
   links_.establish(it, peer);
+  note_proven(peer);
   // Until now the link read only handshake-sized frames; what follows
   // (gossip states of a thousand members, users' messages) may be as large
   // as max_frame_bytes.

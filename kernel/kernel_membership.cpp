@@ -4,6 +4,7 @@
 // rejoining after being downed while alive.
 #include <algorithm>
 #include <array>
+#include <limits>
 
 #include "kernel/kernel.hpp"
 #include "kernel/kernel_internal.hpp"
@@ -266,8 +267,14 @@ bool Kernel::accept_record(const Member& incoming) const {
 bool Kernel::accept_record(const Member& incoming, const Member* known) const {
   if (incoming.incarnation().value == 0) return false;
   if (incoming.address() == self_.address) {
-    // Another process claiming this address with a newer life.
-    return incoming.incarnation() <= self_.incarnation;
+    // Only this process takes this address's incarnations, and only it
+    // asks to leave: a newer life or a leave it never asked for is another
+    // process's word (refuted: note_claim_about_self). The leader's moves
+    // (exiting of a leave, down, removed) stay taken.
+    if (incoming.incarnation() > self_.incarnation) return false;
+    const bool unasked_leave = incoming.incarnation() == self_.incarnation && !leaving_ &&
+                               (incoming.status == MemberStatus::leaving || incoming.status == MemberStatus::exiting);
+    return !unasked_leave || config_.mutations.claim_refutation_off;
   }
   if (known != nullptr) {
     if (incoming.incarnation() > known->incarnation() &&
@@ -279,7 +286,7 @@ bool Kernel::accept_record(const Member& incoming, const Member* known) const {
   return true;
 }
 
-MemberTable Kernel::accept_records(std::vector<Member>&& records) {
+MemberTable Kernel::accept_records(std::vector<Member>&& records, std::vector<NodeAddress>& refused) {
   // The records come sorted by address (the decoder requires it), so one
   // walk alongside our own table finds each one's known record.
   std::vector<Member> accepted;
@@ -289,13 +296,29 @@ MemberTable Kernel::accept_records(std::vector<Member>&& records) {
   for (Member& m : records) {
     if (accept_record(m, find_in_step(known, mine.end(), m.address(), &Member::address))) {
       accepted.push_back(std::move(m));
-    } else {
-      ++counters_.ingest_rejected;
-      mark(Mark::ingest_guard);
+      continue;
     }
+    ++counters_.ingest_rejected;
+    mark(Mark::ingest_guard);
+    if (m.address() == self_.address) note_claim_about_self(m);
+    refused.push_back(m.address());
   }
   return MemberTable::from_sorted(std::move(accepted));
 }
+
+void Kernel::note_claim_about_self(const Member& claim) {
+  WEFT_ASSERT(claim.address() == self_.address);
+  const std::uint64_t mine = self_.incarnation.value;
+  const std::uint64_t claimed = claim.incarnation().value;
+  // A claim past the jump bound is refused everywhere it is judged
+  // against a known life, so it cannot spread: nothing to refute, and
+  // refuting it would let a forger walk this node to the top of the range.
+  if (claimed > mine && claimed - mine > config_.max_incarnation_jump) return;
+  if (claimed == std::numeric_limits<std::uint64_t>::max()) return;  // no life above it
+  if (config_.mutations.claim_refutation_off) return;
+  refute_above_ = Incarnation{std::max(claimed, refute_above_ ? refute_above_->value : 0)};
+}
+
 void Kernel::send_gossip_state(const NodeAddress& peer) {
   WEFT_ASSERT(seen_.over(members_));  // the bits are over the members sent
   send_control(peer, wire::GossipStateView{members_.members(), reachability_.rows(), seen_.bits()});
@@ -321,13 +344,23 @@ std::vector<T> differing(std::span<const T> mine, std::span<const T> theirs, Key
 
 // `peer` sent us `theirs` (the records and rows we took from it): what goes
 // back is only what differs in ours, with our digest and seen set, so a whole
-// state is answered by the few records the sender lacks.
+// state is answered by the few records the sender lacks. Nothing goes back
+// when all that differs is records we refused (`refused`, in address order):
+// the sender keeps them and would send them again.
 void Kernel::send_gossip_delta(const NodeAddress& peer, const MemberTable& theirs,
-                               const ReachabilityTable& their_rows) {
+                               const ReachabilityTable& their_rows, const std::vector<NodeAddress>& refused) {
   const std::vector<Member> members =
       differing(members_.members(), theirs.members(), [](const Member& m) -> const NodeAddress& { return m.address(); });
   const std::vector<ReachabilityRow> rows = differing(
       reachability_.rows(), their_rows.rows(), [](const ReachabilityRow& r) -> const MemberId& { return r.observer; });
+  const bool only_refused = !refused.empty() && rows.empty() &&
+                            std::all_of(members.begin(), members.end(), [&](const Member& m) {
+                              return std::binary_search(refused.begin(), refused.end(), m.address());
+                            });
+  if (only_refused) {
+    ++counters_.gossip_replies_withheld;
+    return;
+  }
   send_delta(peer, members, rows);
 }
 
@@ -345,9 +378,10 @@ bool Kernel::ignores_gossip_from(const MemberId& from) const {
   return sender != nullptr && sender->id == from && !is_live_status(sender->status);
 }
 
-void Kernel::take_in(std::vector<Member>&& records, std::span<const ReachabilityRow> rows, MemberTable& incoming,
-                     ReachabilityTable& incoming_rows) {
-  incoming = accept_records(std::move(records));
+std::vector<NodeAddress> Kernel::take_in(std::vector<Member>&& records, std::span<const ReachabilityRow> rows,
+                                         MemberTable& incoming, ReachabilityTable& incoming_rows) {
+  std::vector<NodeAddress> refused;
+  incoming = accept_records(std::move(records), refused);
   std::vector<Member> before;  // filled only when the members change
   bool members_changed = false;
   if (config_.mutations.merge_order_dependent) {
@@ -365,6 +399,7 @@ void Kernel::take_in(std::vector<Member>&& records, std::span<const Reachability
   const bool rows_changed = reachability_.merge(incoming_rows);
   if (members_changed) emit_member_changes(before);
   if (members_changed || rows_changed) on_state_changed();
+  return refused;
 }
 
 void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
@@ -372,7 +407,7 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
   MemberTable incoming;
   ReachabilityTable incoming_rows;
   const std::size_t sent = state.members.size();
-  take_in(std::move(state.members), state.rows, incoming, incoming_rows);
+  const std::vector<NodeAddress> refused = take_in(std::move(state.members), state.rows, incoming, incoming_rows);
   // The sender's state, as we took it in, is ours: compared exactly, which
   // is what comparing the two digests stands for, without hashing theirs.
   if (incoming == members_ && incoming_rows == reachability_) {
@@ -385,7 +420,7 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
     add_seen(from);
     on_seen_grew();
   } else {
-    send_gossip_delta(from.address, incoming, incoming_rows);  // we hold something the sender lacks
+    send_gossip_delta(from.address, incoming, incoming_rows, refused);  // we hold something the sender lacks
   }
   check_self_status();
 }
@@ -398,7 +433,7 @@ void Kernel::merge_gossip_delta(const MemberId& from, wire::GossipDelta&& delta)
   if (ignores_gossip_from(from)) return;
   MemberTable incoming;
   ReachabilityTable incoming_rows;
-  take_in(std::move(delta.members), delta.rows, incoming, incoming_rows);
+  const std::vector<NodeAddress> refused = take_in(std::move(delta.members), delta.rows, incoming, incoming_rows);
   if (delta.digest == digest_) {
     // Equal digests: the sender's table is ours, so its bits are over ours.
     // Bits that do not fit it come from a peer that is not (a collision of
@@ -406,6 +441,11 @@ void Kernel::merge_gossip_delta(const MemberId& from, wire::GossipDelta&& delta)
     if (seen_bits_fit(delta.seen, members_.size())) seen_.merge(delta.seen);
     add_seen(from);
     on_seen_grew();
+  } else if (!refused.empty()) {
+    // Our state would bring back the record we refused (the sender keeps
+    // it), and the sender's answer would carry it again, at the speed of
+    // the link. What else differs goes at the next digest.
+    ++counters_.gossip_replies_withheld;
   } else {
     send_gossip_state(from.address);
   }
@@ -464,16 +504,18 @@ void Kernel::check_self_status() {
     shut_down(false);
     return;
   }
-  if (me->status != MemberStatus::down && me->status != MemberStatus::removed) return;
-  // Downed while alive (M3: a live node never keeps itself down).
-  if (config_.mutations.self_down_kept) return;
-  if (config_.on_downed == OnDowned::shut_down) {
-    shut_down(true);
+  if (me->status == MemberStatus::down || me->status == MemberStatus::removed) {
+    // Downed while alive (M3: a live node never keeps itself down).
+    if (config_.mutations.self_down_kept) return;
+    if (config_.on_downed == OnDowned::shut_down) {
+      shut_down(true);
+      return;
+    }
+    rejoin();
     return;
   }
-  rejoin();
+  if (refute_above_ && now_ >= next_refutation_) refute();
 }
-
 void Kernel::shut_down(bool downed) {
   shut_down_ = true;
   for (const auto& [address, out] : links_.outbound()) {
@@ -487,9 +529,40 @@ void Kernel::shut_down(bool downed) {
 
 void Kernel::rejoin() {
   mark(Mark::rejoined_after_down);
+  WEFT_ASSERT(self_status() == MemberStatus::down || self_status() == MemberStatus::removed);
+  take_new_life(self_.incarnation);
+}
+
+// Another process said of this node what only it may say (a newer life, a
+// leave it never asked for): a forger, or a stale copy of its address. A
+// life above the claim supersedes it in every honest table, as SWIM's
+// refutation does with a higher incarnation. In weft a life is an
+// incarnation (links, monitors and reachability rows are keyed by it), so
+// refuting is joining again, above the claim; a leave under way is asked
+// again in the new life.
+void Kernel::refute() {
+  WEFT_ASSERT(refute_above_ && now_ >= next_refutation_);
+  mark(Mark::refuted_claim);
+  ++counters_.refutations;
+  next_refutation_ = now_ + config_.gossip_interval;
+  const bool was_leaving = leaving_;
+  take_new_life(*refute_above_);
+  if (was_leaving) {
+    leaving_ = true;
+    apply_status(self_.address, MemberStatus::leaving);
+  }
+  WEFT_ASSERT(!refute_above_ && next_refutation_ > now_);
+}
+
+// This node's next life, above `above`, its own record and any claim still
+// to refute; it joins afresh: links, monitors and probes belonged to the
+// old life.
+void Kernel::take_new_life(Incarnation above) {
   const Member* me = members_.find(self_.address);
-  WEFT_ASSERT(me != nullptr && (me->status == MemberStatus::down || me->status == MemberStatus::removed));
-  self_.incarnation = Incarnation{std::max(me->incarnation().value, self_.incarnation.value) + 1};
+  WEFT_ASSERT(me != nullptr && me->incarnation() <= self_.incarnation);  // accept_record refuses newer ones
+  const std::uint64_t pending = refute_above_ ? refute_above_->value : 0;
+  self_.incarnation = Incarnation{std::max({above.value, self_.incarnation.value, pending}) + 1};
+  refute_above_.reset();
   for (const auto& [address, out] : links_.outbound()) {
     if (!out.retired()) close_outbound(address, CloseReason::rejoining);
   }
@@ -524,9 +597,15 @@ void Kernel::prune_gone() {
   for (const NodeAddress& address : expired) {
     removed_since_.erase(address);
     down_since_.erase(address);
+    proven_lives_.erase(address);
     members_.prune([&](const Member& m) {
       return m.address() == address && m.status == MemberStatus::removed;
     });
+  }
+  // Proofs of addresses that left the table (strangers' hellos among
+  // them), so that dialers naming ever new addresses cannot grow it.
+  if (proven_lives_.size() > members_.size()) {
+    std::erase_if(proven_lives_, [&](const auto& entry) { return members_.find(entry.first) == nullptr; });
   }
   // Rows and entries about lives that are over.
   const bool rows_changed =

@@ -68,9 +68,10 @@ enum class Check : std::uint8_t {
   m6_boot,          // clean boots and group restarts judged at T_boot (boot_checker.hpp)
   f1_partition_down,  // clean partitions whose downs were judged at T_down_partition (partition_checker.hpp)
   m5_merge,         // clean partitions whose heal was judged at T_merge
+  w4_refutations,   // forged claims about a live node judged at T_refute (trust_boundary_checker.hpp)
 };
-inline constexpr std::size_t kCheckCount = 25;
-static_assert(static_cast<std::size_t>(Check::m5_merge) + 1 == kCheckCount);
+inline constexpr std::size_t kCheckCount = 26;
+static_assert(static_cast<std::size_t>(Check::w4_refutations) + 1 == kCheckCount);
 std::string_view to_string(Check check);
 using Judged = std::array<std::uint64_t, kCheckCount>;
 inline void count(Judged* judged, Check check, std::uint64_t n = 1) {

@@ -54,6 +54,11 @@ struct Fault {
     wrong_key,                // a handshake as nodes[1], its proof made with another key
     replayed_proof,           // a handshake as nodes[1] with a proof recorded from an earlier link
     unproven,                 // a hello as nodes[1], then gossip without the proof
+    // W4: an insider's gossip past the handshake, claiming of nodes[1] what
+    // only nodes[1] may say; nodes[0] takes it (it is plausible), and
+    // nodes[1] must refute it within T_refute.
+    forged_incarnation,       // nodes[1] live in a newer life, a few to 2^20 lives on
+    forged_leaving,           // nodes[1] leaving in its current life, never asked
   };
   Kind kind = Kind::crash;
   Duration at;                     // from the start of the run

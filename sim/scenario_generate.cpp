@@ -411,7 +411,7 @@ void Draw::hostile_faults(Prng& draw, std::int64_t low, std::int64_t high) {
     const std::size_t a = pick();
     std::size_t b = pick();
     if (b == a) b = a % nodes_ + 1;
-    const std::int64_t kind = draw.between(0, 9);
+    const std::int64_t kind = draw.between(0, 11);
     if (kind <= 1) {
       s_.faults.push_back(make_fault(kind == 0 ? Fault::Kind::truncate : Fault::Kind::corrupt, at, {a, b}, {}));
       continue;

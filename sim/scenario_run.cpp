@@ -308,6 +308,7 @@ void ScenarioRun::chaos() {
 
 void ScenarioRun::apply(const Fault& f) {
   detection_.on_fault(f, sim_.now());
+  boundary_.on_fault(f, sim_.now());
   faults_.add(sim_.now());
   switch (f.kind) {
     case Fault::Kind::crash:

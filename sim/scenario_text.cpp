@@ -64,6 +64,7 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"joiners_up_late", "M6", "(T_boot)"}, &Mutations::joiners_up_late},
     {{"leader_ignores_reachability", "F1", "(T_down_partition)"}, &Mutations::leader_ignores_reachability},
     {{"downed_gossip_ignored", "M5", "(T_merge)"}, &Mutations::downed_gossip_ignored},
+    {{"claim_refutation_off", "W4", "(T_refute)"}, &Mutations::claim_refutation_off},
 };
 
 // Mutations holds nothing but these flags: a new flag without a name fails here.
@@ -141,6 +142,8 @@ std::string_view to_string(Fault::Rogue rogue) {
     case Fault::Rogue::wrong_key: return "wrong-key";
     case Fault::Rogue::replayed_proof: return "replayed-proof";
     case Fault::Rogue::unproven: return "unproven";
+    case Fault::Rogue::forged_incarnation: return "forged-incarnation";
+    case Fault::Rogue::forged_leaving: return "forged-leaving";
   }
   return "?";
 }
@@ -239,7 +242,8 @@ constexpr std::string_view kFaultNames =
 constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage,        Fault::Rogue::wrong_cluster,
                                     Fault::Rogue::stale_incarnation, Fault::Rogue::implausible_incarnation,
                                     Fault::Rogue::forged_row,     Fault::Rogue::wrong_key,
-                                    Fault::Rogue::replayed_proof, Fault::Rogue::unproven};
+                                    Fault::Rogue::replayed_proof, Fault::Rogue::unproven,
+                                    Fault::Rogue::forged_incarnation, Fault::Rogue::forged_leaving};
 constexpr AuthMode kAuthModes[] = {AuthMode::off, AuthMode::shared, AuthMode::rotating};
 
 // The rogues that impersonate (or forge a record of) an honest node.

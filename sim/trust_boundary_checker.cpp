@@ -48,6 +48,7 @@ class RogueScript {
   std::vector<std::uint8_t> bytes;    // sent when the rogue dials
   Simulator::RogueAnswer answer;      // sent after the target's hello, if any
   std::optional<CloseReason> expected;  // how the target must close the link; none: kept
+  std::optional<Member> claim;          // W4: a claim the target takes and the victim must refute
   const char* what = "";
 
  private:
@@ -59,6 +60,12 @@ class RogueScript {
   void wrong_key();
   void replayed_proof();
   void unproven();
+  void forged_incarnation();
+  void forged_leaving();
+  // A stranger's hello, then `claim` as a whole state and again as a delta
+  // (both paths in meet the same guards); on authenticated links an
+  // insider, who proves itself first.
+  void gossip_as_insider(const Member& claim);
   // On authenticated links the handshake rogues claim to be the victim at
   // its known incarnation, which is neither stale nor implausible: only the
   // proof can refuse them. Unauthenticated, nothing could refuse that claim
@@ -102,7 +109,9 @@ bool RogueScript::write(Fault::Rogue kind) {
     case Fault::Rogue::garbage: garbage(); break;
     case Fault::Rogue::wrong_cluster: wrong_cluster(); break;
     case Fault::Rogue::stale_incarnation:
-      if (!before) return false;
+      // Stale against a life the target heard first-hand: older only than
+      // hearsay, a hello is taken (it may be the member that must refute it).
+      if (!before || !target_.proven(before->id)) return false;
       stale_incarnation();
       break;
     case Fault::Rogue::implausible_incarnation:
@@ -116,6 +125,17 @@ bool RogueScript::write(Fault::Rogue kind) {
     case Fault::Rogue::wrong_key: wrong_key(); break;
     case Fault::Rogue::replayed_proof: replayed_proof(); break;
     case Fault::Rogue::unproven: unproven(); break;
+    case Fault::Rogue::forged_incarnation:
+    case Fault::Rogue::forged_leaving:
+      // A claim about a live life: one already down or leaving has
+      // nothing left to refute.
+      if (!before || (before->status != MemberStatus::up && before->status != MemberStatus::joining)) return false;
+      if (kind == Fault::Rogue::forged_incarnation) {
+        forged_incarnation();
+      } else {
+        forged_leaving();
+      }
+      return true;  // its frames are written there
   }
   if (kind != Fault::Rogue::garbage) (void)wire::append_frame(bytes, hello_);
   return true;
@@ -150,13 +170,28 @@ void RogueScript::implausible_incarnation() {
 
 // A stranger's hello, then gossip claiming the victim down 2^41 lives on.
 void RogueScript::forged_row() {
-  hello_.address = wire::AddressView::of(stranger_);
   what = "gossip claiming the victim down 2^41 lives on";
+  gossip_as_insider(Member{MemberId{*victim, Incarnation{far_ahead_}}, MemberStatus::down});
+}
+
+void RogueScript::forged_incarnation() {
+  const std::uint64_t lives_on = 1 + draw_.below(std::uint64_t{1} << 20);
+  claim = Member{MemberId{*victim, Incarnation{known_incarnation_ + lives_on}}, before->status};
+  what = "gossip claiming the victim live in a newer life";
+  gossip_as_insider(*claim);
+}
+
+void RogueScript::forged_leaving() {
+  claim = Member{before->id, MemberStatus::leaving};
+  what = "gossip claiming the victim leaving";
+  gossip_as_insider(*claim);
+}
+
+void RogueScript::gossip_as_insider(const Member& record) {
+  hello_.address = wire::AddressView::of(stranger_);
   (void)wire::append_frame(bytes, hello_);
-  // The claim comes as a whole state and again as a delta: both paths in
-  // meet the same ingest guard.
   wire::GossipState forged;
-  forged.members.push_back(Member{MemberId{*victim, Incarnation{far_ahead_}}, MemberStatus::down});
+  forged.members.push_back(record);
   forged.seen.assign(seen_bytes_for(forged.members.size()), 0);
   const wire::GossipDelta forged_delta{1, forged.members, {}, {}};
   if (!authenticated_) {
@@ -282,7 +317,7 @@ void judge_honest_links(const std::string& who, const Simulator::RogueOutcome& o
 // The victim's record in the target's view did not move.
 void judge_victim(const Simulator& sim, std::size_t target, const std::string& who, const RogueScript& script,
                   std::vector<std::string>& failures) {
-  if (!script.before) return;
+  if (!script.before || script.claim) return;  // a claim the target may take: W4 judges its refutation
   const std::optional<Member>& before = script.before;
   const Member* after = sim.kernel(target) ? sim.kernel(target)->members().find(*script.victim) : nullptr;
   if (after == nullptr || after->incarnation() != before->incarnation() ||
@@ -308,6 +343,16 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
   judge_rogue_link(who, script, outcome, failures);
   judge_honest_links(who, outcome, failures);
   judge_victim(sim, target, who, script, failures);
+  if (script.claim) {
+    const Duration bound = compute_bounds(k->config(), sim.size()).refute;
+    const Instant due = sim.now() + bound;
+    // A newer claim about the same node restarts the wait for the older
+    // ones: until it is refuted, the tables may rightly hold it.
+    for (Claim& earlier : claims_) {
+      if (earlier.victim == f.nodes[1]) earlier.due = due;
+    }
+    claims_.push_back(Claim{f.nodes[1], *script.claim, who, due, bound, disturbed(sim.now())});
+  }
 }
 
 void TrustBoundary::corrupt(Simulator& sim, const Fault& f) {
@@ -317,6 +362,7 @@ void TrustBoundary::corrupt(Simulator& sim, const Fault& f) {
 }
 
 void TrustBoundary::check(const Simulator& sim, std::vector<std::string>& failures) {
+  check_claims(sim, failures);
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (sim.now() < it->due) {
       ++it;
@@ -332,6 +378,64 @@ void TrustBoundary::check(const Simulator& sim, std::vector<std::string>& failur
                          " read a stream whose frame claimed 4 GiB and did not close it with wire_error");
     }
     it = pending_.erase(it);
+  }
+}
+
+void TrustBoundary::on_fault(const Fault& f, Instant now) {
+  switch (f.kind) {
+    case Fault::Kind::cut:
+    case Fault::Kind::cut_one_way:
+    case Fault::Kind::partition: cut_ = true; break;
+    case Fault::Kind::heal: cut_ = false; return;  // the cut's claims stay excused
+    case Fault::Kind::flap:
+    case Fault::Kind::spike:
+    case Fault::Kind::pause: disturbed_until_ = std::max(disturbed_until_, now + f.length); break;
+    case Fault::Kind::crash:
+    case Fault::Kind::lose:
+    case Fault::Kind::restart: break;  // an instant, but the survivors' views move with it
+    case Fault::Kind::flood:
+    case Fault::Kind::asks:
+    case Fault::Kind::truncate:
+    case Fault::Kind::corrupt:
+    case Fault::Kind::rogue: return;  // traffic and single links: the bound holds through them
+  }
+  for (Claim& c : claims_) c.excused = true;
+}
+
+// W4: by its due time every running node holds the victim in its own
+// current life, joining or up, and that life is above the claim. Judged only when the victim and every node ran through
+// the window: a node stopped or paused may hold the claim until it runs.
+void TrustBoundary::check_claims(const Simulator& sim, std::vector<std::string>& failures) {
+  for (Claim& c : claims_) {
+    if (c.due > sim.now()) continue;
+    const Kernel* victim = sim.kernel(c.victim);
+    if (!c.excused && victim != nullptr && !victim->is_shut_down()) {
+      const MemberId& own = victim->self();
+      std::string held;
+      for (std::size_t n = 1; n <= sim.size(); ++n) {
+        const Kernel* k = sim.kernel(n);
+        if (k == nullptr || k->is_shut_down()) continue;
+        const Member* m = k->members().find(c.claim.address());
+        const bool refuted = m != nullptr && m->id == own && own.incarnation > c.claim.incarnation() &&
+                             (m->status == MemberStatus::joining || m->status == MemberStatus::up);
+        if (!refuted) {
+          held += cat(" ", node_name(n), ":", m ? cat(m->id.to_string(), " ", to_string(m->status)) : "nothing");
+        }
+      }
+      if (held.empty()) {
+        count(judged_, Check::w4_refutations);
+      } else {
+        failures.push_back(cat("W4: ", c.who, ": ", c.claim.id.to_string(), " ", to_string(c.claim.status),
+                               " not refuted ", std::to_string(c.bound.ms()), " ms later (T_refute); held as", held));
+      }
+    }
+    c.judged = true;
+  }
+  std::erase_if(claims_, [](const Claim& c) { return c.judged; });
+  for (Claim& c : claims_) {
+    for (std::size_t n = 1; n <= sim.size(); ++n) {
+      if (sim.kernel(n) == nullptr || sim.paused(n)) c.excused = true;
+    }
   }
 }
 

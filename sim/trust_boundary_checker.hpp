@@ -8,8 +8,14 @@
 // (Views are otherwise judged by the other checkers, which excuse none of
 // these faults: a truncated or corrupted link must not cost a suspicion.)
 //
+// W4: an insider's claim about a live node that only that node may make (a
+// newer life, a leave it never asked for) is taken by its target, which
+// cannot tell it from the node's own word; the node refutes it with a life
+// above the claim, so by T_refute every node holds it live above the claim.
+//
 // Judged: "W3 rogue peers" (rogues whose target handled them), "W3 corrupt
-// streams" (damaged writes whose reader ran and closed the link).
+// streams" (damaged writes whose reader ran and closed the link), "W4
+// refutations" (claims due with every node running through T_refute).
 #pragma once
 
 #include <cstddef>
@@ -17,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "kernel/membership/member.hpp"
+#include "kernel/time.hpp"
 #include "sim/checkers.hpp"
 
 namespace weft::sim {
@@ -29,6 +37,10 @@ class TrustBoundary {
   // Arms a corrupt fault; check() judges it once its write was damaged.
   void corrupt(Simulator& sim, const Fault& fault);
   void check(const Simulator& sim, std::vector<std::string>& failures);
+  // Every fault as it is applied: W4's bound holds for a network that
+  // carries gossip, so a claim is not judged if a cut, partition, flap,
+  // spike, pause, crash or restart was in force during its wait.
+  void on_fault(const Fault& fault, Instant now);
 
  private:
   struct Pending {
@@ -36,8 +48,23 @@ class TrustBoundary {
     std::uint64_t closes_before = 0;
     Instant due;
   };
+  // W4: a claim the target took, to be refuted by `victim` by `due`.
+  struct Claim {
+    std::size_t victim = 0;
+    Member claim;
+    std::string who;
+    Instant due;
+    Duration bound;
+    bool excused = false;  // some node stopped or paused in the window
+    bool judged = false;
+  };
+  void check_claims(const Simulator& sim, std::vector<std::string>& failures);
+  bool disturbed(Instant now) const { return cut_ || now < disturbed_until_; }
   Judged* judged_;
+  bool cut_ = false;          // a cut or partition not yet healed
+  Instant disturbed_until_;   // the end of the last flap, spike or pause
   std::vector<Pending> pending_;
+  std::vector<Claim> claims_;
   std::uint64_t rogues_ = 0;
 };
 

@@ -51,6 +51,7 @@ class DeltaTest : public ::testing::Test {
     (void)drain(
         kernel_,
         [&](LinkCommand&& command) {
+          if (const auto* close = std::get_if<CloseCommand>(&command)) closed_.push_back(*close);
           if (const auto* dial = std::get_if<ConnectCommand>(&command)) {
             ASSERT_EQ(dial->address, n1_.address);
             to_n1_ = dial->link;
@@ -94,6 +95,7 @@ class DeltaTest : public ::testing::Test {
   std::optional<LinkId> to_n1_;
   wire::FrameDecoder decoder_;
   std::vector<wire::Message> sent_;
+  std::vector<CloseCommand> closed_;
 };
 
 TEST_F(DeltaTest, AStateIsAnsweredWithOnlyTheRecordsItLacks) {
@@ -163,6 +165,112 @@ TEST_F(DeltaTest, ADeltaNotMatchingTheDigestIsAnsweredWithTheWholeState) {
   const auto states = sent_of<wire::GossipState>();
   ASSERT_EQ(states.size(), 1U);
   EXPECT_EQ(states[0].members, both());
+}
+
+// A record this node refused is not sent back: the sender keeps it, and
+// the two would trade it at the speed of the link (a forged claim about n2
+// made n2 and its peers trade about a million a second).
+TEST_F(DeltaTest, AStateThatDiffersOnlyByARefusedRecordIsNotAnswered) {
+  const std::vector<Member> forged = {Member{member_id(1), MemberStatus::up},
+                                      Member{member_id(2, 1ULL << 41), MemberStatus::up}};  // past the jump bound
+  from_n1(wire::GossipState{forged, {}, {0x03}});
+  EXPECT_EQ(sent_of<wire::GossipDelta>().size(), 0U) << "the delta would carry only n2's own record";
+  EXPECT_EQ(kernel_.counters().gossip_replies_withheld, 1U);
+  EXPECT_EQ(kernel_.counters().ingest_rejected, 1U);
+  EXPECT_EQ(kernel_.counters().refutations, 0U) << "a claim past the jump bound spreads nowhere: nothing to refute";
+  EXPECT_EQ(kernel_.self(), member_id(2));
+}
+
+TEST_F(DeltaTest, ADeltaWithARefusedRecordIsNotAnsweredWithTheWholeState) {
+  const std::vector<Member> forged = {Member{member_id(2, 1ULL << 41), MemberStatus::up}};
+  from_n1(wire::GossipDelta{kernel_.state_digest() + 1, forged, {}, {}});
+  EXPECT_EQ(sent_of<wire::GossipState>().size(), 0U);
+  EXPECT_EQ(kernel_.counters().gossip_replies_withheld, 1U);
+}
+
+// W4 (docs/properties.md): only n2 takes n2's incarnations and asks to
+// leave; a peer claiming either is refuted with a life above the claim.
+TEST_F(DeltaTest, ANewerLifeClaimedOfThisNodeIsRefutedWithALifeAboveIt) {
+  from_n1(wire::GossipState{{Member{member_id(1), MemberStatus::up}, Member{member_id(2, 7), MemberStatus::up}},
+                            {},
+                            {0x03}});
+  EXPECT_EQ(kernel_.self(), member_id(2, 8));
+  const Member* me = kernel_.members().find(member_id(2).address);
+  ASSERT_NE(me, nullptr);
+  EXPECT_EQ(*me, (Member{member_id(2, 8), MemberStatus::joining})) << "a new life joins afresh";
+  EXPECT_EQ(kernel_.counters().refutations, 1U);
+  EXPECT_EQ(kernel_.counters().marks[static_cast<std::size_t>(Mark::refuted_claim)], 1U);
+}
+
+TEST_F(DeltaTest, ALeaveThisNodeNeverAskedForIsRefusedAndRefuted) {
+  from_n1(wire::GossipState{{Member{member_id(1), MemberStatus::up}, Member{member_id(2), MemberStatus::leaving}},
+                            {},
+                            {0x03}});
+  EXPECT_EQ(kernel_.counters().ingest_rejected, 1U);
+  EXPECT_EQ(kernel_.self(), member_id(2, 2));
+  EXPECT_EQ(kernel_.members().find(member_id(2).address)->status, MemberStatus::joining);
+}
+
+// A forger who keeps claiming costs at most one new life a gossip_interval.
+TEST_F(DeltaTest, RefutationsComeAtMostOnceAGossipInterval) {
+  const auto claim = [&](std::uint64_t incarnation) {
+    from_n1(wire::GossipDelta{1, {Member{member_id(2, incarnation), MemberStatus::up}}, {}, {}});
+  };
+  claim(10);
+  ASSERT_EQ(kernel_.self(), member_id(2, 11));
+  // The new life closed the old one's links: n1 dials in again.
+  now_ = now_ + Duration::milliseconds(50);
+  from_n1_ = kernel_.handle_link_accepted(now_);
+  kernel_.handle_bytes(now_, from_n1_, encode_frame(wire::testing::hello_from(cluster_name_, n1_)));
+  claim(20);
+  EXPECT_EQ(kernel_.self(), member_id(2, 11)) << "the second claim waits for the interval";
+  now_ = now_ + kernel_.config().gossip_interval;
+  kernel_.handle_tick(now_);  // the gossip round refutes what is pending
+  pump();
+  EXPECT_EQ(kernel_.self(), member_id(2, 21));
+  EXPECT_EQ(kernel_.counters().refutations, 2U);
+}
+
+// A hello older than a life only gossip told of is taken: the gossiped life
+// may be forged, and the member refused could never hear the claim it must
+// refute. Older than a life a handshake here showed, it is an old process.
+TEST_F(DeltaTest, AHelloOlderThanHearsayIsTakenButNotOlderThanAProvenLife) {
+  from_n1(wire::GossipState{{Member{member_id(1), MemberStatus::up}, Member{member_id(2), MemberStatus::joining},
+                             Member{member_id(3, 5), MemberStatus::up}},
+                            {},
+                            {0x03}});
+  ASSERT_NE(kernel_.members().find(member_id(3).address), nullptr);
+  EXPECT_FALSE(kernel_.proven(member_id(3, 5)));
+  const auto hello_on_new_link = [&](const MemberId& as) {
+    const LinkId link = kernel_.handle_link_accepted(now_);
+    kernel_.handle_bytes(now_, link, encode_frame(wire::testing::hello_from(cluster_name_, as)));
+    pump();
+    for (const CloseCommand& c : closed_) {
+      if (c.link == link) return std::optional<CloseReason>(c.reason);
+    }
+    return std::optional<CloseReason>();
+  };
+  EXPECT_EQ(hello_on_new_link(member_id(3, 1)), std::nullopt) << "not stale, and not implausible either";
+  EXPECT_EQ(hello_on_new_link(member_id(3, 5)), std::nullopt);
+  EXPECT_TRUE(kernel_.proven(member_id(3, 5)));
+  EXPECT_EQ(hello_on_new_link(member_id(3, 4)), CloseReason::stale_incarnation);
+}
+
+TEST_F(DeltaTest, WithRefutationPlantedOffAClaimIsOnlyRefused) {
+  Config c = make_config();
+  c.mutations.claim_refutation_off = true;
+  Kernel k(c, 1);
+  k.handle_tick(now_);
+  const LinkId link = k.handle_link_accepted(now_);
+  k.handle_bytes(now_, link, encode_frame(wire::testing::hello_from(cluster_name_, n1_)));
+  k.handle_bytes(now_, link,
+                 encode_frame(wire::GossipState{{Member{member_id(1), MemberStatus::up},
+                                                 Member{member_id(2, 7), MemberStatus::up}},
+                                                {},
+                                                {0x03}}));
+  EXPECT_EQ(k.self(), member_id(2));
+  EXPECT_EQ(k.counters().ingest_rejected, 1U);
+  EXPECT_EQ(k.counters().refutations, 0U);
 }
 
 }  // namespace

@@ -431,7 +431,8 @@ std::string to_text(const DaemonConfig& config) {
   };
   // compute_bounds for a cluster the size of the seed list (at least 3).
   text += "# bounds for " + std::to_string(nodes) + " nodes: T_detect " + seconds(b.detect) + ", T_down " +
-          seconds(b.down) + ", T_converge " + seconds(b.converge) + ", T_heal " + seconds(b.heal) + "\n";
+          seconds(b.down) + ", T_down_closed " + seconds(b.down_closed) + ", T_converge " + seconds(b.converge) +
+          ", T_heal " + seconds(b.heal) + ", T_refute " + seconds(b.refute) + "\n";
   return text;
 }
 
