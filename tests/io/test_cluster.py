@@ -11,6 +11,7 @@ and downing come from weftd --check-config (compute_bounds). Ends with
 import argparse
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -219,6 +220,311 @@ def case_auth(c, ctl):
     reply = subprocess.run([ctl, f"--admin={members[1].admin}", "ask", f"{n1.address}/echo", "authenticated"],
                            capture_output=True, text=True).stdout
     assert reply.startswith("authenticated"), reply
+
+
+# --- Forged gossip records: a peer that is no member, past the handshake,
+# speaks for n1. Unauthenticated, a hello naming a stranger address is let
+# in and its gossip is merged like any peer's; a plausible record about n1
+# (a newer incarnation, a leave) spreads from n2 to the others. Only n1 may
+# say such things of itself, so n1 refutes: it takes a new life above the
+# forged one, which supersedes the claim everywhere.
+
+STRANGER_PORT = 7999  # nothing listens there: n2's answers to the stranger fail to dial
+
+
+def refute_bound(c):
+    """T_refute as weftd --check-config computes it for this cluster."""
+    return c.bounds()["T_refute"], "T_refute"
+
+
+class ForgeWatch:
+    """Every node's view of `subject`, polled from the forge on: each
+    observer's timeline of the subject's record (an entry per change) and
+    samples of the subject's weft_ingest_rejected_total, so a failure can
+    say what was seen."""
+
+    def __init__(self, c, subject, known, forged):
+        self.c, self.subject, self.known, self.forged = c, subject, known, forged
+        self.t0 = time.monotonic()
+        self.timelines = {n.index: [] for n in c.nodes}  # (t, incarnation, status, unreachable)
+        self.rejected = []  # (t, value)
+        self.views = [None] * len(c.nodes)
+        self.unanswered = 0
+
+    def elapsed(self):
+        return time.monotonic() - self.t0
+
+    def poll(self):
+        self.views = [n.view() for n in self.c.nodes]
+        t = self.elapsed()
+        for n, v in zip(self.c.nodes, self.views):
+            if v is None:
+                self.unanswered += 1
+                continue
+            m = next((m for m in v["members"] if m["address"] == self.subject.address), None)
+            entry = (m["incarnation"], m["status"], m["unreachable"]) if m else (None, "absent", False)
+            timeline = self.timelines[n.index]
+            if not timeline or timeline[-1][1:] != entry:
+                timeline.append((t, *entry))
+        r = self.subject.metric("weft_ingest_rejected_total", missing=None)
+        if r is not None:
+            self.rejected.append((self.elapsed(), r))
+        return self.views
+
+    def one_view(self):
+        if any(v is None for v in self.views):
+            return False
+        records = [sorted((m["address"], m["incarnation"], m["status"], m["unreachable"]) for m in v["members"])
+                   for v in self.views]
+        return all(r == records[0] for r in records)
+
+    def subject_record(self):
+        return next(m for m in self.views[0]["members"] if m["address"] == self.subject.address)
+
+    def settled(self, statuses=("up",)):
+        """One view, of exactly the cluster's nodes, all reachable, every
+        other node up, and the subject in `statuses` in a life above the
+        forged one."""
+        if not self.one_view():
+            return False
+        members = self.views[0]["members"]
+        if {m["address"] for m in members} != {n.address for n in self.c.nodes}:
+            return False
+        for m in members:
+            if m["unreachable"]:
+                return False
+            if m["address"] == self.subject.address:
+                if m["status"] not in statuses or m["incarnation"] <= self.forged:
+                    return False
+            elif m["status"] != "up":
+                return False
+        return True
+
+    def seen(self, statuses, above=None):
+        """(observer index, t, incarnation, status) of every timeline entry
+        with the subject in one of `statuses` (in a life above `above`)."""
+        return [(i, t, inc, st) for i, timeline in self.timelines.items() for (t, inc, st, _) in timeline
+                if st in statuses and (above is None or (inc is not None and inc > above))]
+
+    def first_new_life(self):
+        """When a view first held the subject in a life above the forged one."""
+        times = [t for _, t, _, _ in self.seen(("joining", "up"), above=self.forged)]
+        return min(times) if times else None
+
+    def rejection_rate(self, window=2.0):
+        """(records refused per second over the last `window` s, over how long)."""
+        if len(self.rejected) < 2:
+            return None, 0.0
+        last_t, last = self.rejected[-1]
+        first_t, first = next((t, v) for t, v in self.rejected if t >= last_t - window)
+        if last_t - first_t < 0.2:
+            first_t, first = self.rejected[0]
+        span = last_t - first_t
+        return ((last - first) / span if span > 0 else None), span
+
+    def entries(self, seen):
+        """seen()'s entries as text."""
+        return [f"n{i}'s view +{t:.2f}s: {self.life(inc)} {st}" for i, t, inc, st in seen]
+
+    def life(self, incarnation):
+        if incarnation is None:
+            return "-"
+        return f"#{incarnation} (known{incarnation - self.known:+d})"
+
+    def describe(self):
+        lines = []
+        for n in self.c.nodes:
+            timeline = self.timelines[n.index]
+            shown = timeline if len(timeline) <= 10 else timeline[:3] + [None] + timeline[-6:]
+            text = ", ".join("..." if e is None else
+                             f"+{e[0]:.2f}s {self.life(e[1])} {e[2]}{' unreachable' if e[3] else ''}" for e in shown)
+            view = self.views[n.index - 1]
+            state = "no answer" if view is None else f"converged {view['converged']}, leader {view['leader']}"
+            lines.append(f"  n{n.index}'s view of n1 ({len(timeline)} changes; last poll: {state}): {text}")
+        lines.append(f"  views agree: {'yes' if self.one_view() else 'no'}; admin polls unanswered: {self.unanswered}")
+        if self.rejected:
+            rate, span = self.rejection_rate()
+            total = self.rejected[-1][1] - self.rejected[0][1]
+            rate_text = "?" if rate is None else f"{rate:,.0f}/s over the last {span:.1f} s"
+            lines.append(f"  n1's weft_ingest_rejected_total: {self.rejected[-1][1]:,.0f} "
+                         f"(+{total:,.0f} while watched, {self.elapsed():.1f} s; {rate_text})")
+        refutations = self.subject.metric("weft_refutations_total", missing=None)
+        lines.append("  n1's weft_refutations_total: " +
+                     ("not exported" if refutations is None else f"{refutations:.0f}"))
+        return "\n".join(lines)
+
+
+def logged(c, subject, statuses, above=None):
+    """Member events naming `subject` in one of `statuses` (in a life above
+    `above`) in any node's log: weftd logs every change of a record, so
+    what a poll of the views could miss between two reads shows here."""
+    pattern = re.compile(r"member " + re.escape(subject.address) + r"#(\d+) (\w+)")
+    hits = []
+    for n in c.nodes:
+        for line in n.log().splitlines():
+            m = pattern.search(line)
+            if m and m.group(2) in statuses and (above is None or int(m.group(1)) > above):
+                hits.append(f"n{n.index}: {line.strip()}")
+    return hits
+
+
+def forge_about_n1(c, status, bump):
+    """Converges three nodes, then plays a stranger that dials n2 and sends
+    a gossip_state of one record: n1 at the incarnation n2 knows plus
+    `bump`, with `status`. Waits until one view holds n1 up in a life above
+    the forged one (or fails at the bound, saying what it saw); returns
+    (watch, stranger, n2's wire-error count before the forge)."""
+    converge(c, 3)
+    bound, source = refute_bound(c)
+    n1, n2 = c.nodes[0], c.nodes[1]
+    record = n2.member(n1)
+    assert record is not None and record["status"] == "up", f"n2's record of n1 before the forge: {record}"
+    known = record["incarnation"]
+    forged = known + bump
+    host, port = n1.address.split(":")
+    wire_errors = n2.metric('weft_links_closed_total{reason="wire_error"}', missing=None)
+    assert wire_errors is not None, "n2's /metrics did not answer"
+    stranger = weftwire.Dialer(n2.address, c.name, f"127.0.{c.net}.250", STRANGER_PORT)
+    watch = ForgeWatch(c, n1, known, forged)
+    sent = stranger.send(weftwire.gossip_state([weftwire.member(host, int(port), forged, status)]))
+    print(f"forged: a stranger (hello as 127.0.{c.net}.250:{STRANGER_PORT}) told n2 a gossip_state of one record, "
+          f"n1 #{forged} (known{bump:+d}) {weftwire.STATUSES[status]} ({len(sent)} bytes: {sent.hex()}); "
+          f"bound {bound:.2f} s ({source})")
+    deadline = watch.t0 + bound
+    while True:
+        watch.poll()
+        assert n1.alive(), f"n1's process exited ({n1.proc.returncode}) after the forge\n{watch.describe()}"
+        if watch.settled():
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError(f"one view with n1 up in a life above #{forged} (the forged one): not within "
+                                 f"{bound:.2f} s ({source})\n{watch.describe()}")
+        time.sleep(0.05)
+    took, first = watch.elapsed(), watch.first_new_life()
+    watch.took, watch.bound, watch.source = took, bound, source
+    life = watch.subject_record()["incarnation"]
+    print(f"new life: a view first held n1 above the forged life {first:.2f} s after the forge; one view with n1 up as "
+          f"{watch.life(life)} (forged{life - forged:+d}) {took:.2f} s after it (bound {bound:.2f} s, {source})")
+    return watch, stranger, wire_errors
+
+
+def hold_settled(c, watch, seconds):
+    """Polls for `seconds` more; returns n1's weft_ingest_rejected_total at
+    the start and at the end, how long it took, and when (seconds after the
+    forge) the cluster first left one view with n1 up (None: it never did)."""
+    n1 = c.nodes[0]
+    before = n1.metric("weft_ingest_rejected_total", missing=None)
+    start = time.monotonic()
+    left = None
+    while time.monotonic() - start < seconds:
+        time.sleep(0.2)
+        watch.poll()
+        assert n1.alive(), f"n1's process exited ({n1.proc.returncode})\n{watch.describe()}"
+        if left is None and not watch.settled():
+            left = watch.elapsed()
+    after = n1.metric("weft_ingest_rejected_total", missing=None)
+    assert before is not None and after is not None, "n1's /metrics did not answer"
+    return before, after, time.monotonic() - start, left
+
+
+def refutation_problems(c):
+    refutations = c.nodes[0].metric("weft_refutations_total", missing=None)
+    if refutations is None:
+        return None, ["n1 exports no weft_refutations_total"]
+    if refutations < 1:
+        return refutations, [f"n1's weft_refutations_total is {refutations:.0f}, expected >= 1"]
+    return refutations, []
+
+
+def link_problems(c, stranger, wire_errors_before):
+    """The forged frame was well formed: n2 kept the stranger's link and
+    counted no wire error."""
+    problems = []
+    if weftwire.closed_by_peer(stranger.sock, 0.2):
+        problems.append("n2 closed the stranger's link: the forged frame was refused")
+    wire_errors = c.nodes[1].metric('weft_links_closed_total{reason="wire_error"}', missing=None)
+    if wire_errors != wire_errors_before:
+        problems.append(f"n2's wire_error closes went {wire_errors_before} -> {wire_errors}")
+    stranger.close()
+    return problems
+
+
+def fail_on(problems, watch):
+    if problems:
+        raise AssertionError("; ".join(problems) + "\n" + watch.describe())
+
+
+def case_forged_incarnation(c, ctl):
+    """n1 at the incarnation n2 knows plus one, up: a newer life only n1 may
+    take. Within the bound every view agrees, n1 up in a life above the
+    forged one; n1 counts a refutation; the others stop re-sending the
+    forged record, so n1 stops refusing it (the storm ends); and no view or
+    log ever holds n1 other than joining or up."""
+    watch, stranger, wire_errors = forge_about_n1(c, weftwire.UP, 1)
+    n1, forged = c.nodes[0], watch.forged
+    refutations, problems = refutation_problems(c)
+    before, after, held, left = hold_settled(c, watch, 2.0)
+    since_forge = after - watch.rejected[0][1] if watch.rejected else after
+    print(f"storm: n1's weft_ingest_rejected_total {before:,.0f} -> {after:,.0f} over the {held:.1f} s after one "
+          f"view (+{after - before:,.0f}), {since_forge:,.0f} refused since the forge; "
+          f"weft_refutations_total {'not exported' if refutations is None else f'{refutations:.0f}'}")
+    if after - before >= 50:
+        problems.append(f"the storm goes on: n1 refused {after - before:,.0f} records in the {held:.1f} s "
+                        "after one view")
+    if left is not None:
+        problems.append(f"the cluster left one view with n1 up {left:.2f} s after the forge")
+    if others := watch.entries(watch.seen(("leaving", "exiting", "down", "removed"))):
+        problems.append("a view held n1 other than joining or up: " + "; ".join(others))
+    if downs := logged(c, n1, ("leaving", "exiting", "down", "removed")):
+        problems.append("n1 was logged leaving, exiting, down or removed:\n    " + "\n    ".join(downs))
+    if (final := watch.subject_record()["incarnation"]) <= forged:
+        problems.append(f"n1 ended as {watch.life(final)}, not above the forged #{forged}")
+    problems += link_problems(c, stranger, wire_errors)
+    fail_on(problems, watch)
+    print("n1's record in each view:\n" + watch.describe())
+    print(f"forged incarnation: n1 refuted #{forged} with {watch.life(final)}: one view with n1 up {watch.took:.2f} s "
+          f"after the forge (bound {watch.bound:.2f} s, {watch.source}); weft_refutations_total {refutations:.0f}; "
+          f"weft_ingest_rejected_total +{after - before:,.0f} in the {held:.1f} s after one view "
+          f"({since_forge:,.0f} since the forge); never downed")
+
+
+def case_forged_leaving(c, ctl):
+    """n1 at the incarnation n2 knows, leaving: a leave n1 never asked for.
+    n1 refutes with a new life and stays: one view with n1 up within the
+    bound, a refutation counted, no view or log holding n1 exiting, removed
+    or down (in the new life, nor the forged leave carried on in the old
+    one), and n1's process still running and healthy."""
+    watch, stranger, wire_errors = forge_about_n1(c, weftwire.LEAVING, 0)
+    n1, known = c.nodes[0], watch.known
+    gone = ("exiting", "down", "removed")
+    refutations, problems = refutation_problems(c)
+    before, after, held, left = hold_settled(c, watch, 2.0)
+    if left is not None:
+        problems.append(f"the cluster left one view with n1 up {left:.2f} s after the forge")
+    if not n1.alive():
+        problems.append(f"n1's process exited ({n1.proc.returncode})")
+    status, body = n1.get("/health")
+    if status != 200 or body != "ok\n":
+        problems.append(f"n1's health after the refutation: {status} {body!r}")
+    if new_life := watch.entries(watch.seen(gone, above=known)) + logged(c, n1, gone, above=known):
+        problems.append("n1's new life was taken out:\n    " + "\n    ".join(new_life))
+    # Nor may the forged leave go on to exiting in the old life: only n1
+    # asks to leave, and it never did. (A node that takes the leave is moved
+    # exiting and removed by the leader, n1 itself, and comes back only by
+    # rejoining: a new life too, so the checks above alone would pass it.)
+    if old_life := watch.entries(watch.seen(gone)) + logged(c, n1, gone):
+        problems.append("the forged leave was carried out:\n    " + "\n    ".join(old_life))
+    problems += link_problems(c, stranger, wire_errors)
+    leaving = {line.split(":")[0] for line in logged(c, n1, ("leaving",))}
+    print(f"forged leave: {len(leaving)} nodes logged n1 leaving (the forged record, before the refutation "
+          f"reached them); weft_refutations_total {'not exported' if refutations is None else f'{refutations:.0f}'}; "
+          f"n1's weft_ingest_rejected_total {before:,.0f} -> {after:,.0f} over {held:.1f} s")
+    fail_on(problems, watch)
+    final = watch.subject_record()["incarnation"]
+    print("n1's record in each view:\n" + watch.describe())
+    print(f"forged leaving: n1 refuted the leave with {watch.life(final)}: one view with n1 up {watch.took:.2f} s "
+          f"after the forge (bound {watch.bound:.2f} s, {watch.source}); weft_refutations_total {refutations:.0f}; "
+          "never exiting, removed or down; n1 still running")
 
 
 def case_flood(c, ctl):

@@ -78,14 +78,16 @@ class Node:
                 return m
         return None
 
-    def metric(self, name_and_labels):
+    def metric(self, name_and_labels, missing=0.0):
+        """The sample's value; `missing` if the endpoint exports no such
+        sample, None if the endpoint did not answer."""
         status, body = self.get("/metrics")
         if status != 200:
             return None
         for line in body.splitlines():
             if line.startswith(name_and_labels + " "):
                 return float(line.split()[-1])
-        return 0.0
+        return missing
 
     def log(self):
         with open(self.log_path) as f:
@@ -121,7 +123,9 @@ class Cluster:
                 n.kill()
 
     def bounds(self):
-        """T_detect and T_down (seconds) as weftd computes them for this config."""
+        """The bounds weftd --check-config prints for this config, in seconds,
+        by name: T_detect, T_down, T_converge, T_heal (and T_refute, from the
+        build that adds it)."""
         out = subprocess.run([self.weftd, "--check-config", "/dev/null", f"--advertise={self.nodes[0].address}",
                               *[f"--seed={n.address}" for n in self.nodes], *self.settings],
                              capture_output=True, text=True).stdout

@@ -11,9 +11,14 @@ import os
 import socket
 import struct
 
-HELLO, HELLO_PROOF, GOSSIP_DIGEST = 0x01, 0x02, 0x20
+HELLO, HELLO_PROOF, GOSSIP_DIGEST, GOSSIP_STATE = 0x01, 0x02, 0x20, 0x21
 PROTOCOL_VERSION = 2  # kernel/wire/handshake.hpp kProtocolVersion
 DIALER, ACCEPTOR = 1, 2
+# A member record's status (docs/protocol.md, "member"), as the admin
+# endpoint spells them.
+STATUSES = ("joining", "up", "leaving", "exiting", "down", "removed")
+JOINING, UP, LEAVING, EXITING, DOWN, REMOVED = range(len(STATUSES))
+MAX_GOSSIP_ENTRIES = 100_000  # per list of a gossip state or delta
 
 
 def pack(value):
@@ -31,16 +36,27 @@ def pack(value):
         raise ValueError("too large")
     if isinstance(value, str):
         raw = value.encode()
-        if len(raw) < 32:
-            return bytes([0xA0 | len(raw)]) + raw
-        return bytes([0xD9, len(raw)]) + raw
+        return _header(len(raw), 0xA0, 32, (0xD9, 0xDA, 0xDB)) + raw
     if isinstance(value, (bytes, bytearray)):
-        return bytes([0xC4, len(value)]) + bytes(value)
+        return _header(len(value), None, 0, (0xC4, 0xC5, 0xC6)) + bytes(value)
     if isinstance(value, list):
-        return bytes([0x90 | len(value)]) + b"".join(pack(v) for v in value)
+        return _header(len(value), 0x90, 16, (None, 0xDC, 0xDD)) + b"".join(pack(v) for v in value)
     if isinstance(value, dict):
-        return bytes([0x80 | len(value)]) + b"".join(pack(k) + pack(v) for k, v in value.items())
+        return _header(len(value), 0x80, 16, (None, 0xDE, 0xDF)) + \
+            b"".join(pack(k) + pack(v) for k, v in value.items())
     raise TypeError(type(value))
+
+
+def _header(n, fix, fix_limit, wide):
+    """The shortest header for a str, bin, array or map of n: the fix form
+    (fix | n, below fix_limit), else the 8-, 16- or 32-bit one of `wide`
+    (None where the type has no such form)."""
+    if fix is not None and n < fix_limit:
+        return bytes([fix | n])
+    for tag, fmt, limit in zip(wide, (">B", ">H", ">I"), (1 << 8, 1 << 16, 1 << 32)):
+        if tag is not None and n < limit:
+            return bytes([tag]) + struct.pack(fmt, n)
+    raise ValueError("too long")
 
 
 def unpack(data, at=0):
@@ -69,12 +85,27 @@ def unpack(data, at=0):
     if b in sizes:
         n = sizes[b]
         return int.from_bytes(data[at:at + n], "big"), at + n
-    if b == 0xD9:
-        n = data[at]
-        return data[at + 1:at + 1 + n].decode(), at + 1 + n
-    if b == 0xC4:
-        n = data[at]
-        return bytes(data[at + 1:at + 1 + n]), at + 1 + n
+    wide = {0xD9: ("str", 1), 0xDA: ("str", 2), 0xDB: ("str", 4), 0xC4: ("bin", 1), 0xC5: ("bin", 2),
+            0xC6: ("bin", 4), 0xDC: ("array", 2), 0xDD: ("array", 4), 0xDE: ("map", 2), 0xDF: ("map", 4)}
+    if b in wide:
+        kind, width = wide[b]
+        n = int.from_bytes(data[at:at + width], "big")
+        at += width
+        if kind == "str":
+            return data[at:at + n].decode(), at + n
+        if kind == "bin":
+            return bytes(data[at:at + n]), at + n
+        if kind == "array":
+            items = []
+            for _ in range(n):
+                v, at = unpack(data, at)
+                items.append(v)
+            return items, at
+        out = {}
+        for _ in range(n):
+            k, at = unpack(data, at)
+            out[k], at = unpack(data, at)
+        return out, at
     raise ValueError(f"msgpack byte 0x{b:02x} not in weft's subset")
 
 
@@ -89,6 +120,75 @@ def hello(cluster, host, port, incarnation, nonce, proof=b""):
 
 def hello_proof(proof):
     return {0: HELLO_PROOF, 1: proof}
+
+
+# --- Gossip (docs/protocol.md, "Control messages")
+#
+# member    = [host, port, incarnation, status]
+# member_id = [host, port, incarnation]
+# row       = [observer member_id, version, [member_id, ...] unreachable]
+# gossip_state = {0: 0x21, 1: [member...] by address, 2: [row...] by observer,
+#                 3: seen bin, a bit per member carried}
+
+def member(host, port, incarnation, status):
+    if status not in range(len(STATUSES)):
+        raise ValueError(f"status {status} is none of 0..{len(STATUSES) - 1}")
+    return [host, port, incarnation, status]
+
+
+def member_id(host, port, incarnation):
+    return [host, port, incarnation]
+
+
+def row(observer, version, unreachable=()):
+    return [list(observer), version, sorted((list(u) for u in unreachable), key=_id_order)]
+
+
+def _address_order(entry):
+    # A host's bytes, unsigned, shorter first on a common prefix, then the
+    # port (kernel/ids.hpp NodeAddress): "127.0.0.10" sorts before "127.0.0.2".
+    return entry[0].encode(), entry[1]
+
+
+def _id_order(entry):
+    return entry[0].encode(), entry[1], entry[2]
+
+
+def seen_bits(count, holders=()):
+    """A seen set over `count` records: bit i (byte i // 8, from the least
+    significant bit) set for each position i in `holders`; exactly
+    ceil(count / 8) bytes, the spare bits clear (a state's bits must be)."""
+    bits = bytearray((count + 7) // 8)
+    for i in holders:
+        if not 0 <= i < count:
+            raise ValueError(f"seen bit {i} outside {count} records")
+        bits[i // 8] |= 1 << (i % 8)
+    return bytes(bits)
+
+
+def _strictly_increasing(items, key, what):
+    keys = [key(x) for x in items]
+    for a, b in zip(keys, keys[1:]):
+        if not a < b:
+            raise ValueError(f"{what}: two entries at {b} (the decoder refuses a list that is not strictly "
+                             "increasing: invalid_value)")
+
+
+def gossip_state(members, rows=(), seen=None):
+    """A gossip_state message carrying `members` (member() lists, any order:
+    sorted here by address, as the decoder requires) and `rows` (row()
+    lists, sorted by observer). `seen` is a seen set over the members as
+    sorted (seen_bits()); by default no member is claimed to hold the state."""
+    members = sorted((list(m) for m in members), key=_address_order)
+    rows = sorted((list(r) for r in rows), key=lambda r: _id_order(r[0]))
+    _strictly_increasing(members, _address_order, "members")
+    _strictly_increasing(rows, lambda r: _id_order(r[0]), "rows")
+    if len(members) > MAX_GOSSIP_ENTRIES or len(rows) > MAX_GOSSIP_ENTRIES:
+        raise ValueError("more than 100,000 entries in a list")
+    seen = seen_bits(len(members)) if seen is None else bytes(seen)
+    if len(seen) != (len(members) + 7) // 8 or (len(members) % 8 and seen[-1] >> (len(members) % 8)):
+        raise ValueError(f"seen bits {seen.hex()} do not fit {len(members)} members")
+    return {0: GOSSIP_STATE, 1: members, 2: rows, 3: seen}
 
 
 def transcript(role, cluster, dialer, acceptor):
@@ -189,6 +289,13 @@ class Dialer:
 
     def send_proof(self, proof):
         data = frame(hello_proof(proof))
+        self.sock.sendall(data)
+        return data
+
+    def send(self, message):
+        """Any message as one frame behind the handshake (unauthenticated, a
+        dialer may pipeline them behind its hello); returns the bytes sent."""
+        data = frame(message)
         self.sock.sendall(data)
         return data
 
