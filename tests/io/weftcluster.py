@@ -6,10 +6,18 @@ serves its admin endpoint on the same address, port 8001, so clusters of
 different tests never collide. Every wait polls observable state (the admin
 endpoint's /members.json, /health, /metrics) until a deadline; nothing
 sleeps where an event can be awaited.
+
+A node is expected alive from its start until the test stops it itself
+(kill(), or signal() with SIGTERM, SIGINT or SIGKILL): every wait fails at
+once if an expected node's process has exited, check_nodes() is what every
+io case asserts before it passes, and stop_all() ends the nodes with SIGTERM
+(then SIGKILL after a deadline), so a sanitized weftd runs its exit-time
+leak check, and then reads every log for a sanitizer report.
 """
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -19,6 +27,29 @@ import urllib.request
 
 NODE_PORT = 7001
 ADMIN_PORT = 8001
+# How long stop_all() gives a node to exit after its first SIGTERM (a second
+# SIGTERM, a second in, makes weftd exit without finishing its leave)
+# before it SIGKILLs it, which skips the leak check and so is reported.
+STOP_DEADLINE = 5.0
+# What AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer write
+# when they find something: "==PID==ERROR: AddressSanitizer: ...",
+# "==PID==ERROR: LeakSanitizer: detected memory leaks", and UBSan's
+# "file:line:col: runtime error: ..." (which does not stop the process).
+SANITIZER_REPORT = re.compile(r"ERROR: (?:Address|Leak|UndefinedBehavior|Thread|Memory)Sanitizer|runtime error:")
+
+
+class Miss:
+    """What a wait predicate returns when it does not hold yet, saying why
+    (false in a test, so `if predicate():` and all(...) read it as no)."""
+
+    def __init__(self, why):
+        self.why = why
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return f"Miss({self.why!r})"
 
 
 class Node:
@@ -32,12 +63,14 @@ class Node:
         self.log_path = os.path.join(cluster.workdir, f"n{index}.log")
         self.lives = 0
         self.settings = []  # this node's own flags (its TLS files), on every start
+        self.stopped = False  # the test itself stopped this life (kill, SIGTERM): it may be dead
 
     def start(self, extra=()):
         seeds = [f"--seed={n.address}" for n in self.cluster.nodes[:2]]
         args = [self.cluster.weftd, f"--advertise={self.address}", f"--admin={self.admin}",
                 f"--cluster={self.cluster.name}", *seeds, *self.cluster.settings, *self.settings, *extra]
         self.lives += 1
+        self.stopped = False
         log = open(self.log_path, "a")
         log.write(f"--- life {self.lives}: {' '.join(args)}\n")
         log.flush()
@@ -47,10 +80,26 @@ class Node:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
+    def expected_alive(self):
+        """Started, and not stopped by the test since: its process must run."""
+        return self.proc is not None and not self.stopped
+
+    def state(self):
+        """The process's state, for a failure message."""
+        if self.proc is None:
+            return "never started"
+        code = self.proc.poll()
+        if code is None:
+            return "running"
+        return f"exited with {'signal ' + signal.Signals(-code).name if code < 0 else f'code {code}'}"
+
     def signal(self, sig):
+        if sig in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):
+            self.stopped = True
         self.proc.send_signal(sig)
 
     def kill(self):
+        self.stopped = True
         self.proc.kill()
         self.proc.wait()
 
@@ -67,7 +116,25 @@ class Node:
         status, body = self.get("/members.json")
         if status != 200:
             return None
-        return json.loads(body)
+        try:
+            view = json.loads(body)
+        except ValueError:
+            return None
+        return view if "members" in view else None  # "{}": no snapshot published yet
+
+    def view_required(self, what="a view", tries=3):
+        """The view, where one is expected: a node that does not answer (after
+        `tries` attempts, a second or so apart) fails the test, saying whether
+        its process still runs."""
+        for attempt in range(tries):
+            view = self.view()
+            if view is not None:
+                return view
+            if not self.alive():
+                break
+            if attempt + 1 < tries:
+                time.sleep(0.5)
+        raise AssertionError(f"{what}: n{self.index} ({self.address}) gave no view ({self.state()})")
 
     def member(self, other):
         view = self.view()
@@ -77,6 +144,15 @@ class Node:
             if m["address"] == other.address:
                 return m
         return None
+
+    def member_required(self, other, what="a record"):
+        """`other`'s record in this node's view; no view, or no such record,
+        fails the test."""
+        view = self.view_required(what)
+        for m in view["members"]:
+            if m["address"] == other.address:
+                return m
+        raise AssertionError(f"{what}: n{self.index}'s view holds no record of {other.address}: {view}")
 
     def metric(self, name_and_labels, missing=0.0):
         """The sample's value; `missing` if the endpoint exports no such
@@ -89,9 +165,29 @@ class Node:
                 return float(line.split()[-1])
         return missing
 
+    def metrics(self):
+        """Every sample of /metrics, by name and labels; None if the endpoint
+        did not answer."""
+        status, body = self.get("/metrics")
+        if status != 200:
+            return None
+        samples = {}
+        for line in body.splitlines():
+            if line and not line.startswith("#"):
+                name, value = line.rsplit(" ", 1)
+                samples[name] = float(value)
+        return samples
+
     def log(self):
         with open(self.log_path) as f:
             return f.read()
+
+    def sanitizer_reports(self):
+        """The lines of this node's log (every life) a sanitizer wrote."""
+        if not os.path.exists(self.log_path):
+            return []
+        with open(self.log_path, errors="replace") as f:
+            return [line.rstrip("\n") for line in f if SANITIZER_REPORT.search(line)]
 
 
 class Cluster:
@@ -116,16 +212,83 @@ class Cluster:
         for n in self.nodes:
             n.start()
 
+    def expected(self):
+        """The nodes that must be running: started and not stopped by the test."""
+        return [n for n in self.nodes if n.expected_alive()]
+
+    def check_alive(self, what):
+        """Fails if a node the test did not stop has exited."""
+        dead = [n for n in self.expected() if not n.alive()]
+        if dead:
+            text = "; ".join(f"n{n.index} ({n.address}) {n.state()}" for n in dead)
+            reports = [f"  n{n.index}: {line}" for n in dead for line in n.sanitizer_reports()[:20]]
+            raise AssertionError(f"{what}: a node the test never stopped is dead: {text}" +
+                                 ("\n" + "\n".join(reports) if reports else ""))
+
+    def check_nodes(self):
+        """What every io case asserts before it passes: each node it did not
+        stop itself is running and answers with a view, and no node's log
+        holds a sanitizer report. Returns a line saying what was checked."""
+        reports = self.sanitizer_problems()
+        if reports:
+            raise AssertionError("a sanitizer report in a node's log:\n" + "\n".join(reports))
+        self.check_alive("at the end of the case")
+        for n in self.expected():
+            n.view_required("at the end of the case")
+        return (f"checked: {len(self.expected())} nodes the test did not stop running and answering; "
+                f"no sanitizer report in {sum(1 for n in self.nodes if n.proc is not None)} logs")
+
+    def sanitizer_problems(self):
+        return [f"  n{n.index}: {line}" for n in self.nodes for line in n.sanitizer_reports()[:20]]
+
     def stop_all(self):
-        for n in self.nodes:
-            if n.alive():
-                n.proc.send_signal(signal.SIGCONT)
-                n.kill()
+        """Ends every running node with SIGTERM (SIGCONT first, for a paused
+        one), a second SIGTERM a second later (weftd then exits without
+        finishing its leave) and SIGKILL at STOP_DEADLINE, then reads every
+        log for a sanitizer report: a sanitized weftd checks for leaks as it
+        exits, which SIGKILL would skip. Returns the problems: a node that
+        needed SIGKILL, a nonzero exit, a sanitizer report; [] if none."""
+        running = [n for n in self.nodes if n.alive()]
+        if not running:
+            reports = self.sanitizer_problems()
+            return ["a sanitizer report in a node's log:\n" + "\n".join(reports)] if reports else []
+        started = time.monotonic()
+        for n in running:
+            n.proc.send_signal(signal.SIGCONT)
+            n.signal(signal.SIGTERM)
+        problems = []
+        second = False
+        while any(n.alive() for n in running):
+            elapsed = time.monotonic() - started
+            if elapsed > STOP_DEADLINE:
+                for n in running:
+                    if n.alive():
+                        n.kill()
+                        problems.append(f"n{n.index} ({n.address}) did not exit within {STOP_DEADLINE:.0f} s of "
+                                        "SIGTERM: SIGKILLed (no exit-time leak check)")
+                break
+            if elapsed > 1.0 and not second:
+                second = True
+                for n in running:
+                    if n.alive():
+                        n.proc.send_signal(signal.SIGTERM)
+            time.sleep(0.05)
+        for n in running:
+            code = n.proc.returncode
+            if code != 0 and code != -signal.SIGKILL:
+                problems.append(f"n{n.index} ({n.address}) exited with {n.state().split('with ')[-1]} after SIGTERM")
+        self.stopped_in = time.monotonic() - started
+        self.stopped_count = len(running)
+        reports = self.sanitizer_problems()
+        if reports:
+            problems.append("a sanitizer report in a node's log:\n" + "\n".join(reports))
+        return problems
 
     def bounds(self):
         """The bounds weftd --check-config prints for this config, in seconds,
-        by name: T_detect, T_down, T_converge, T_heal (and T_refute, from the
-        build that adds it)."""
+        by name: T_detect, T_down, T_down_closed (a crash with its sockets
+        closed), T_converge, T_heal and T_refute (from the builds that add
+        each)."""
         out = subprocess.run([self.weftd, "--check-config", "/dev/null", f"--advertise={self.nodes[0].address}",
                               *[f"--seed={n.address}" for n in self.nodes], *self.settings],
                              capture_output=True, text=True).stdout
@@ -134,45 +297,76 @@ class Cluster:
         return {k: parse_duration(v) for k, v in parts.items()}
 
     def wait(self, what, predicate, limit):
-        """Polls until predicate() holds; returns the seconds it took or raises."""
+        """Polls until predicate() holds; returns the seconds it took or raises
+        (saying why the predicate last missed, when it said: a Miss). Fails
+        at once if a node the test did not stop has exited."""
         start = time.monotonic()
         deadline = start + limit
         while True:
-            if predicate():
+            self.check_alive(what)
+            result = predicate()
+            if result:
                 return time.monotonic() - start
             if time.monotonic() > deadline:
-                raise AssertionError(f"{what}: not within {limit:.1f} s")
+                why = f" (last poll: {result.why})" if isinstance(result, Miss) else ""
+                raise AssertionError(f"{what}: not within {limit:.1f} s{why}")
             time.sleep(0.05)
 
     @staticmethod
     def held_unreachable(observers, subject):
-        return lambda: all((m := o.member(subject)) is not None and (m["unreachable"] or m["status"] != "up")
-                           for o in observers)
+        def check():
+            for o in observers:
+                view = o.view()
+                if view is None:
+                    return Miss(f"n{o.index} gave no view ({o.state()})")
+                m = next((m for m in view["members"] if m["address"] == subject.address), None)
+                if m is None or not (m["unreachable"] or m["status"] != "up"):
+                    return Miss(f"n{o.index} holds {subject.address} {m and m['status']}")
+            return True
+        return check
 
     @staticmethod
     def held_down(observers, subject):
-        return lambda: all((m := o.member(subject)) is None or m["status"] in ("down", "removed") for o in observers)
+        """Every observer answers with a view, and in it `subject` is down,
+        removed or gone. No view is no answer, never "down"."""
+        def check():
+            for o in observers:
+                view = o.view()
+                if view is None:
+                    return Miss(f"n{o.index} gave no view ({o.state()})")
+                m = next((m for m in view["members"] if m["address"] == subject.address), None)
+                if m is not None and m["status"] not in ("down", "removed"):
+                    return Miss(f"n{o.index} holds {subject.address} {m['status']}"
+                                f"{' unreachable' if m['unreachable'] else ''}")
+            return True
+        return check
 
-    def detected_and_downed(self, subject, observers, what, b):
+    def detected_and_downed(self, subject, observers, what, b, allowance=0.0):
         """Waits, from now (just after the fault), until every observer holds
-        `subject` unreachable (within T_detect, from bounds `b`) and then down
-        or removed (within T_down of now); returns both times."""
+        `subject` unreachable (within T_detect, from bounds `b`, plus
+        `allowance`) and then down or removed (within T_down of now, plus
+        `allowance`); returns both times."""
         unreachable = self.wait(f"{what}: unreachable everywhere", self.held_unreachable(observers, subject),
-                                b["T_detect"])
-        down = self.wait(f"{what}: down everywhere", self.held_down(observers, subject), b["T_down"] - unreachable)
+                                b["T_detect"] + allowance)
+        down = self.wait(f"{what}: down everywhere", self.held_down(observers, subject),
+                         b["T_down"] + allowance - unreachable)
         return unreachable, unreachable + down
 
     def all_up(self, nodes=None):
-        nodes = nodes or [n for n in self.nodes if n.alive()]
+        """Every node of `nodes` (by default every node the test has not
+        stopped, dead or alive: a dead one never answers) holds every one of
+        them up and reachable."""
+        nodes = nodes or self.expected()
 
         def check():
             for observer in nodes:
                 view = observer.view()
                 if view is None:
-                    return False
+                    return Miss(f"n{observer.index} gave no view ({observer.state()})")
                 ups = {m["address"]: m for m in view["members"] if m["status"] == "up" and not m["unreachable"]}
-                if any(n.address not in ups for n in nodes):
-                    return False
+                missing = [n.address for n in nodes if n.address not in ups]
+                if missing:
+                    return Miss(f"n{observer.index} does not hold {', '.join(missing)} up")
             return True
         return check
 

@@ -261,6 +261,30 @@ def closed_by_peer(sock, within):
         return False
 
 
+def refused_hello(address, cluster, claim_host, claim_port, incarnation, within):
+    """Dials `address`, sends a hello naming `cluster` and claiming
+    claim_host:claim_port at `incarnation`, and reads until the peer closes
+    or `within` seconds pass; returns (closed by the peer, bytes it sent)."""
+    host, port = address.split(":")
+    sock = socket.create_connection((host, int(port)), timeout=3)
+    try:
+        sock.sendall(frame(hello(cluster, claim_host, claim_port, incarnation, os.urandom(16))))
+        sock.settimeout(within)
+        answer = b""
+        try:
+            while True:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    return True, answer
+                answer += chunk
+        except ConnectionResetError:
+            return True, answer
+        except socket.timeout:
+            return False, answer
+    finally:
+        sock.close()
+
+
 class Dialer:
     """A hand-played dialer: sends its hello, reads the acceptor's, and can
     answer with a proof computed under any key (or a recorded one)."""
