@@ -280,7 +280,10 @@ asio::awaitable<void> Node::accept_loop() {
     if (stopped_) co_return;
     if (ec) {
       // Out of descriptors and the like: the listener stays; try again
-      // after a breath rather than spinning.
+      // after a breath rather than spinning. Counted, so weftd can say why
+      // peers cannot connect (and its own dials fail the same way).
+      ++stats_.accept_failures;
+      stats_.last_accept_error = ec.value();
       asio::steady_timer pause(io_, std::chrono::milliseconds(50));
       co_await pause.async_wait(kAsTuple);
       continue;

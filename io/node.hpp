@@ -77,6 +77,10 @@ struct DriverStats {
   std::uint64_t accepted = 0;
   std::uint64_t dialed = 0;
   std::uint64_t connect_failures = 0;
+  // Accepts that failed (EMFILE, ENFILE, ENOBUFS: the process or host is out
+  // of descriptors or memory), and the last such error's errno value.
+  std::uint64_t accept_failures = 0;
+  int last_accept_error = 0;
   std::uint64_t reads = 0;
   std::uint64_t writes = 0;
   std::uint64_t bytes_read = 0;

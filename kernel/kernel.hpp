@@ -270,6 +270,7 @@ class Kernel {
   void join_attempt();
   void close_idle_links(bool joining);
   void close_idle_member_links();
+  void close_idle_inbound();
   void check_unlive_links() const;
   void send_gossip_state(const NodeAddress& peer);
   void send_gossip_delta(const NodeAddress& peer, const MemberTable& theirs, const ReachabilityTable& their_rows,

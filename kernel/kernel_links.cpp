@@ -252,6 +252,7 @@ void Kernel::handle_bytes(Instant now, LinkId link, std::span<const std::uint8_t
 void Kernel::read_inbound(InboundIt it, std::span<const std::uint8_t> bytes) {
   const LinkId link = it->first;
   Inbound& in = it->second;
+  in.last_read = now_;
   // The record stays put while its decoder runs: only a sweep erases.
   const wire::WireError error = in.decoder.feed(bytes, [&](wire::Bytes payload) {
     if (!in.closed()) on_inbound_frame(it, payload);

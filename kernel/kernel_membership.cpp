@@ -767,7 +767,27 @@ void Kernel::close_idle_member_links() {
     idle.push_back(address);
   }
   for (const NodeAddress& address : idle) close_outbound(address, CloseReason::idle);
+  close_idle_inbound();
   WEFT_ASSERT(next_idle_check_ > now_);
+}
+
+// Inbound links are the dialer's to close, and a member closes its own
+// after link_idle_timeout (above), so one silent for twice that is held
+// open by a peer that does not use it. A stranger's (a dialer that is no
+// live member here: a heal probe, a rogue) needs no link once its frames
+// are read: silent for a quarter timeout, it is closed, so that without a
+// key anyone who can reach the port cannot hold descriptors for good.
+void Kernel::close_idle_inbound() {
+  std::vector<LinkId> idle;
+  for (const auto& [link, in] : links_.inbound()) {
+    if (in.closed() || in.state() != InboundState::established) continue;  // handshakes have their own deadline
+    const Duration silent = now_ - in.last_read;
+    const bool stranger = !is_live(in.peer->address);
+    if (silent >= config_.link_idle_timeout * 2 || (stranger && silent >= config_.link_idle_timeout / 4)) {
+      idle.push_back(link);
+    }
+  }
+  for (const LinkId link : idle) close_inbound(link, CloseReason::idle);
 }
 
 // Every open outbound link to an address that is not a live member is in

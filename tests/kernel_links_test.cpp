@@ -1,11 +1,15 @@
 // Goal: an accepted link that never says hello is closed after
 // handshake_timeout with its own counted reason, and a link that says hello
-// in time is not; before its hello a link reads only handshake-sized frames.
+// in time is not; before its hello a link reads only handshake-sized frames;
+// a stranger's link that falls silent is closed.
 #include <gtest/gtest.h>
+
+#include <optional>
 
 #include "kernel/drain.hpp"
 #include "kernel/kernel.hpp"
 #include "kernel/wire/frame.hpp"
+#include "kernel/wire/control.hpp"
 #include "kernel/wire/handshake.hpp"
 
 namespace weft {
@@ -66,8 +70,37 @@ TEST(KernelLinks, SilentAcceptedLinkClosedAfterHandshakeTimeout) {
   EXPECT_EQ(closed[0].link, idle);
   EXPECT_EQ(closed[0].reason, CloseReason::handshake_timeout);
   EXPECT_EQ(k.counters().links_closed[static_cast<std::size_t>(CloseReason::handshake_timeout)], 1U);
-  k.handle_tick(start + Duration::seconds(60));
+  k.handle_tick(start + Duration::seconds(10));  // short of a stranger's idle limit (the next test)
   for (const CloseCommand& c : closes(k)) EXPECT_NE(c.link, greeted);
+}
+
+// Without a key anyone who reaches the port can say hello; a dialer that is
+// no member here needs no link once its frames are read, so one silent for
+// link_idle_timeout / 4 is closed (checked every quarter timeout), while one
+// that keeps talking is kept.
+TEST(KernelLinks, AStrangersSilentLinkIsClosedAfterAQuarterIdleTimeout) {
+  const Config c = config();
+  Kernel k(c, 1);
+  const Instant start = started(k);
+  const LinkId silent = k.handle_link_accepted(start);
+  const LinkId talking = k.handle_link_accepted(start);
+  k.handle_bytes(start, silent, hello_frame());
+  k.handle_bytes(start, talking, hello_frame());
+  std::vector<std::uint8_t> digest;
+  ASSERT_EQ(wire::append_frame(digest, wire::GossipDigest{1, 0}), wire::WireError::none);
+  std::optional<Instant> closed_at;
+  for (Instant t = start; t <= start + c.link_idle_timeout; t = t + c.gossip_interval) {
+    k.handle_tick(t);
+    k.handle_bytes(t, talking, digest);
+    for (const CloseCommand& close : closes(k)) {
+      EXPECT_EQ(close.link, silent);
+      EXPECT_EQ(close.reason, CloseReason::idle);
+      closed_at = t;
+    }
+  }
+  ASSERT_TRUE(closed_at.has_value());
+  EXPECT_GE(*closed_at - start, c.link_idle_timeout / 4);
+  EXPECT_LE(*closed_at - start, c.link_idle_timeout / 2 + c.gossip_interval);
 }
 
 std::vector<std::uint8_t> frame_header(std::uint32_t payload_bytes) {

@@ -176,6 +176,8 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
     }
   }
   counter("weft_driver_accepted_total", "Connections accepted.", driver.accepted);
+  counter("weft_driver_accept_failures_total",
+          "Accepts that failed (out of descriptors: raise the open-file limit).", driver.accept_failures);
   counter("weft_driver_dialed_total", "Connections dialed.", driver.dialed);
   counter("weft_driver_connect_failures_total", "Dials that failed.", driver.connect_failures);
   counter("weft_driver_reads_total", "Socket reads.", driver.reads);

@@ -17,6 +17,7 @@
 
 #include <asio.hpp>
 
+#include <cerrno>
 #include <charconv>
 #include <csignal>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include <mutex>
 #include <random>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "io/clock.hpp"
@@ -114,6 +116,7 @@ struct Daemon {
   // the log (every refusal is also counted in /metrics).
   std::array<std::uint64_t, weft::kAllCloseReasons.size()> refusals_logged{};
   std::uint64_t abandoned_logged = 0;
+  std::uint64_t accept_failures_logged = 0;
   Instant next_refusal_log;
   void log_refusals() {
     const Instant now = node->now();
@@ -147,6 +150,16 @@ struct Daemon {
     if (c.handshakes_abandoned != abandoned_logged) {
       text += fmt::format(" handshakes_abandoned {}", c.handshakes_abandoned - abandoned_logged);
       abandoned_logged = c.handshakes_abandoned;
+    }
+    const weft::io::DriverStats& driver = node->stats();
+    if (driver.accept_failures != accept_failures_logged) {
+      const int error = driver.last_accept_error;
+      text += fmt::format(" accept_failed {} (last: {}{})", driver.accept_failures - accept_failures_logged,
+                          std::error_code(error, std::generic_category()).message(),
+                          error == EMFILE || error == ENFILE
+                              ? "; raise the open-file limit: ulimit -n, or LimitNOFILE= under systemd"
+                              : "");
+      accept_failures_logged = driver.accept_failures;
     }
     if (text.empty()) return;
     const bool key_trouble = text.find("bad_proof") != std::string::npos ||

@@ -134,6 +134,7 @@ struct InboundLink {
   // when the link is closed.
   std::optional<MemberId> peer;
   Instant hello_due;                    // closed if not established by then
+  Instant last_read;                    // bytes last came: Kernel::close_idle_inbound
   // Authenticated links, from the dialer's hello on: who it claims to be,
   // and the nonces and incarnation the proofs cover.
   std::optional<MemberId> claimed;

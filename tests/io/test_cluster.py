@@ -889,9 +889,95 @@ def case_partition(c, ctl):
     took = c.wait("one view after the heal", c.all_up(), b["T_heal"] + 5)
     print(f"healed: every node up in every view {took:.2f} s after the rules were flushed (T_heal {b['T_heal']:.2f} s)")
 
+# --- Strangers: without a key anyone who can reach the port says hello.
+
+STRANGER_IDLE = 8.0  # link_idle_timeout for the strangers case: strangers' silent links close after a quarter
+
+
+def still_open(sock):
+    """False once the peer has closed the connection (EOF or reset)."""
+    sock.setblocking(False)
+    try:
+        return sock.recv(65536) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.setblocking(True)
+
+
+def case_strangers(c, ctl):
+    """Issue 34, case 5. 200 strangers (hellos naming addresses that are no
+    member) then silence: n1 closes every link, counted idle, within half
+    of link_idle_timeout (the quarter allowed, and the quarter-timeout
+    cadence of the check) plus 1 s, while a stranger that keeps talking is
+    kept. Then n1's descriptor limit is cut to 64 and 120 connections are
+    opened: the failed accepts are counted (weft_driver_accept_failures_total)
+    and logged at most once per 10 s with the fix, and once the limit is
+    back the cluster is one view again."""
+    converge(c, 3)
+    n1 = c.nodes[0]
+    host, port = n1.address.split(":")
+    stranger_host = f"127.0.{c.net}.250"
+    idle_before = n1.metric('weft_links_closed_total{reason="idle"}')
+    strangers = [weftwire.Dialer(n1.address, c.name, stranger_host, 7000 + i) for i in range(200)]
+    talker = weftwire.Dialer(n1.address, c.name, stranger_host, 6999)
+    t0 = time.monotonic()
+    bound = STRANGER_IDLE / 2 + 1.0
+    closed_at = None
+    while time.monotonic() - t0 < bound + 2.0:
+        talker.send({0: weftwire.GOSSIP_DIGEST, 1: 1, 2: 0})
+        if closed_at is None and not any(still_open(d.sock) for d in strangers):
+            closed_at = time.monotonic() - t0
+        time.sleep(0.25)
+    idle_closed = n1.metric('weft_links_closed_total{reason="idle"}') - idle_before
+    talker_open = still_open(talker.sock)
+    for d in strangers + [talker]:
+        d.close()
+    shown = "never" if closed_at is None else f"{closed_at:.2f} s"
+    print(f"strangers: 200 silent links all closed {shown} after their hellos (bound {bound:.1f} s: "
+          f"link_idle_timeout {STRANGER_IDLE:.0f} s / 2 + 1 s); idle closes +{idle_closed:.0f}; "
+          f"the talking stranger's link open after {bound + 2.0:.1f} s: {talker_open}")
+    assert closed_at is not None and closed_at <= bound, f"silent strangers still held after {bound:.1f} s"
+    assert idle_closed >= 200, f"only {idle_closed:.0f} links closed as idle"
+    assert talker_open, "a stranger that kept talking lost its link"
+
+    failures_before = n1.metric("weft_driver_accept_failures_total", missing=None)
+    assert failures_before is not None, "weftd exports no weft_driver_accept_failures_total"
+    # The soft limit only: the hard one cannot be raised back without a capability.
+    soft = subprocess.run(["prlimit", f"--pid={n1.proc.pid}", "--nofile", "--raw", "--noheadings", "--output=SOFT"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    subprocess.run(["prlimit", f"--pid={n1.proc.pid}", "--nofile=64:"], check=True)
+    socks = []
+    try:
+        for _ in range(120):
+            try:
+                socks.append(socket.create_connection((host, int(port)), timeout=1))
+            except OSError:
+                break
+        time.sleep(3.0)
+    finally:
+        for s in socks:
+            s.close()
+        subprocess.run(["prlimit", f"--pid={n1.proc.pid}", f"--nofile={soft}:"], check=True)
+    c.wait("n1 answers again", lambda: n1.metric("weft_driver_accept_failures_total", missing=None) is not None, 10)
+    failed = n1.metric("weft_driver_accept_failures_total") - failures_before
+    lines = [line for line in n1.log().splitlines() if "accept_failed" in line]
+    last = lines[-1].split("warning ", 1)[-1] if lines else "-"
+    print(f"descriptors: {len(socks)} connections at RLIMIT_NOFILE 64: accept failures +{failed:.0f}, "
+          f"{len(lines)} log line(s), the last: {last}")
+    assert failed > 0, "no failed accept counted at the descriptor limit"
+    assert lines and "Too many open files" in lines[-1] and "ulimit -n" in lines[-1], lines
+    assert len(lines) <= 2, f"{len(lines)} log lines in about 4 s: not rate-limited"
+    took = c.wait("one view again", c.all_up(), 20)
+    print(f"one view again {took:.2f} s after the limit was raised")
+
+
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 SIZES = {"five_converge": 5, "partition": 5, "tls": 5, "auth": 5}
+SETTINGS = {"strangers": (f"--set=link_idle_timeout={STRANGER_IDLE:.0f}s",)}
 
 
 def main():
@@ -919,7 +1005,7 @@ def main():
                   "no iptables rule or link touched")
             return 1
         subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    c = Cluster(a.weftd, os.path.join(a.workdir, a.case), a.net, SIZES.get(a.case, 3))
+    c = Cluster(a.weftd, os.path.join(a.workdir, a.case), a.net, SIZES.get(a.case, 3), settings=SETTINGS.get(a.case, ()))
     failure = None
     try:
         try:
