@@ -154,11 +154,12 @@ struct Daemon {
     const weft::io::DriverStats& driver = node->stats();
     if (driver.accept_failures != accept_failures_logged) {
       const int error = driver.last_accept_error;
-      text += fmt::format(" accept_failed {} (last: {}{})", driver.accept_failures - accept_failures_logged,
-                          std::error_code(error, std::generic_category()).message(),
-                          error == EMFILE || error == ENFILE
-                              ? "; raise the open-file limit: ulimit -n, or LimitNOFILE= under systemd"
-                              : "");
+      // Appended, not fmt::format: under UBSan a std::string argument formed
+      // here tripped fmt's vptr check (io_strangers, asan preset).
+      text += " accept_failed " + std::to_string(driver.accept_failures - accept_failures_logged) + " (last: ";
+      text += std::error_code(error, std::generic_category()).message();
+      if (error == EMFILE || error == ENFILE) text += "; raise the open-file limit: ulimit -n, or LimitNOFILE= under systemd";
+      text += ")";
       accept_failures_logged = driver.accept_failures;
     }
     if (text.empty()) return;
