@@ -55,8 +55,7 @@ class TrustBoundary {
     std::string who;
     Instant due;
     Duration bound;
-    bool excused = false;  // some node stopped or paused in the window
-    bool judged = false;
+    bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
   };
   void check_claims(const Simulator& sim, std::vector<std::string>& failures);
   bool disturbed(Instant now) const { return cut_ || now < disturbed_until_; }

@@ -313,33 +313,40 @@ class Cluster:
             time.sleep(0.05)
 
     @staticmethod
-    def held_unreachable(observers, subject):
+    def each_record(observers, subject, miss):
+        """A predicate: every observer answers with a view (no view is a
+        miss, never "down"), and miss(observer, record) is None for its
+        record of `subject` (None when it holds none)."""
         def check():
             for o in observers:
                 view = o.view()
                 if view is None:
                     return Miss(f"n{o.index} gave no view ({o.state()})")
                 m = next((m for m in view["members"] if m["address"] == subject.address), None)
-                if m is None or not (m["unreachable"] or m["status"] != "up"):
-                    return Miss(f"n{o.index} holds {subject.address} {m and m['status']}")
+                why = miss(o, m)
+                if why is not None:
+                    return why
             return True
         return check
 
     @staticmethod
+    def held_unreachable(observers, subject):
+        def miss(o, m):
+            if m is None or not (m["unreachable"] or m["status"] != "up"):
+                return Miss(f"n{o.index} holds {subject.address} {m and m['status']}")
+            return None
+        return Cluster.each_record(observers, subject, miss)
+
+    @staticmethod
     def held_down(observers, subject):
         """Every observer answers with a view, and in it `subject` is down,
-        removed or gone. No view is no answer, never "down"."""
-        def check():
-            for o in observers:
-                view = o.view()
-                if view is None:
-                    return Miss(f"n{o.index} gave no view ({o.state()})")
-                m = next((m for m in view["members"] if m["address"] == subject.address), None)
-                if m is not None and m["status"] not in ("down", "removed"):
-                    return Miss(f"n{o.index} holds {subject.address} {m['status']}"
-                                f"{' unreachable' if m['unreachable'] else ''}")
-            return True
-        return check
+        removed or gone."""
+        def miss(o, m):
+            if m is not None and m["status"] not in ("down", "removed"):
+                return Miss(f"n{o.index} holds {subject.address} {m['status']}"
+                            f"{' unreachable' if m['unreachable'] else ''}")
+            return None
+        return Cluster.each_record(observers, subject, miss)
 
     def detected_and_downed(self, subject, observers, what, b, allowance=0.0):
         """Waits, from now (just after the fault), until every observer holds
