@@ -67,18 +67,16 @@ KeyFile parse_key_file(const std::string& text, const std::string& name) {
   return result;
 }
 
-KeyFile read_key_file(const std::string& path) {
-  const auto refuse = [&](const std::string& why) { return KeyFile{{}, {path + ": " + why}}; };
+SecretFile read_secret_file(const std::string& path, std::size_t max_bytes, const std::string& make_hint) {
+  const auto refuse = [&](const std::string& why) { return SecretFile{{}, path + ": " + why}; };
   // Opened once and checked through the descriptor, so what is checked is
   // what is read; a symbolic link is refused rather than followed to a file
   // whose owner and mode say nothing about this one.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) {
     const int error = errno;
-    if (error == ENOENT) {
-      return refuse("no such file; create it with `openssl rand -hex 32 > " + path + " && chmod 600 " + path + "`");
-    }
-    if (error == ELOOP) return refuse("is a symbolic link; name the key file itself");
+    if (error == ENOENT) return refuse("no such file; create it with `" + make_hint + " && chmod 600 " + path + "`");
+    if (error == ELOOP) return refuse("is a symbolic link; name the file itself");
     return refuse(std::string("cannot be opened (") + std::strerror(error) + "); check its owner and mode (600)");
   }
   struct stat info {};
@@ -87,14 +85,15 @@ KeyFile read_key_file(const std::string& path) {
   if (::fstat(fd, &info) != 0) {
     problem = std::string("cannot be examined (") + std::strerror(errno) + ")";
   } else if (!S_ISREG(info.st_mode)) {
-    problem = "is not a regular file; name the key file itself";
+    problem = "is not a regular file; name the file itself";
   } else if (info.st_uid != ::geteuid()) {
     problem = "belongs to another user (uid " + std::to_string(info.st_uid) +
               "); the secret must be weftd's alone: chown it to the user weftd runs as";
   } else if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     problem = "group or others may read it; the secret must be the owner's alone: chmod 600 " + path;
-  } else if (info.st_size < 0 || static_cast<std::size_t>(info.st_size) > kMaxFileBytes) {
-    problem = "is " + std::to_string(info.st_size) + " bytes; a key file of 16 keys is under 2 KiB";
+  } else if (info.st_size < 0 || static_cast<std::size_t>(info.st_size) > max_bytes) {
+    problem = "is " + std::to_string(info.st_size) + " bytes, more than the " + std::to_string(max_bytes) +
+              " such a file may hold";
   } else {
     char buffer[4096];
     for (;;) {
@@ -106,15 +105,21 @@ KeyFile read_key_file(const std::string& path) {
       }
       if (got == 0) break;
       text.append(buffer, static_cast<std::size_t>(got));
-      if (text.size() > kMaxFileBytes) {
-        problem = "grew past 64 KiB while being read";
+      if (text.size() > max_bytes) {
+        problem = "grew past " + std::to_string(max_bytes) + " bytes while being read";
         break;
       }
     }
   }
   ::close(fd);
   if (!problem.empty()) return refuse(problem);
-  return parse_key_file(text, path);
+  return SecretFile{std::move(text), {}};
+}
+
+KeyFile read_key_file(const std::string& path) {
+  SecretFile file = read_secret_file(path, kMaxFileBytes, "openssl rand -hex 32 > " + path);
+  if (!file.problem.empty()) return KeyFile{{}, {std::move(file.problem)}};
+  return parse_key_file(file.text, path);
 }
 
 }  // namespace weft::auth

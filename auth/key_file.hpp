@@ -18,9 +18,18 @@ struct KeyFile {
   std::vector<std::string> problems;  // each names the file, line and the fix
 };
 
-// Reads and checks `path`: a regular file (not a symbolic link) owned by
-// this process's user, not readable by group or others, at most 64 KiB,
-// holding one to 16 keys, each exactly 64 hex digits, no key twice.
+// A secret's file, read whole, or why it was refused (naming the file and
+// the fix): a regular file (not a symbolic link) owned by this process's
+// user, not readable by group or others, at most `max_bytes`. `make_hint`
+// is the command that creates one, for a missing file.
+struct SecretFile {
+  std::string text;
+  std::string problem;
+};
+SecretFile read_secret_file(const std::string& path, std::size_t max_bytes, const std::string& make_hint);
+
+// Reads and checks `path` as read_secret_file does (at most 64 KiB): one
+// to 16 keys, each exactly 64 hex digits, no key twice.
 KeyFile read_key_file(const std::string& path);
 
 // Parses key file text; `name` prefixes each problem.

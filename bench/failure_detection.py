@@ -7,7 +7,7 @@ build/bench/fd.json.
 
     bench/run fd                      # every scenario, 5 runs each (about 10 minutes)
     bench/run fd --quick              # smoke: kill and the 2 s pause, one run each (about a minute)
-    failure_detection.py --weftd build/release/tools/weftd --runs 3 --scenarios kill,pause10
+    failure_detection.py --weftd build/release/tools/weftd-bench --runs 3 --scenarios kill,pause10
 
 Scenarios, each on node 5 (not a seed) after the five are up in every view
 and have exchanged heartbeats for --warmup seconds:
@@ -19,7 +19,7 @@ and have exchanged heartbeats for --warmup seconds:
   after SIGCONT every node is up in every view again. With the defaults a
   5 s pause must not be downed.
 - flood: node 1 tells node 2's counter 1 KiB messages as fast as its
-  outbound bound allows (weftd's POST /flood) for --flood-seconds; any
+  outbound bound allows (weftd-bench's POST /flood) for --flood-seconds; any
   suspicion, the highest phi any node showed, and what was sent.
 
 Every scenario also counts false suspicions: any node holding a healthy
@@ -288,7 +288,7 @@ def table(results, bounds, machine, args):
                      f"T_down {bounds['T_down']:.2f} s")
     fl = [r for r in results.get("flood", []) if "error" not in r]
     if fl:
-        notes.append(f"flood: {spread([r['sent_per_s'] for r in fl], ' msg/s')} sent (weftd's /flood: up to the "
+        notes.append(f"flood: {spread([r['sent_per_s'] for r in fl], ' msg/s')} sent (weftd-bench's /flood: up to the "
                      f"outbound bound every 5 ms); highest phi any node showed for any peer during it, polled "
                      f"every 0.5 s: {spread([r['max_phi'] for r in fl], '')}")
     notes.append("times from the fault (SIGKILL or SIGSTOP) to the last survivor's log line; median [min-max]; "
@@ -323,13 +323,14 @@ def machine():
 
 def build():
     for cmd in (["./tools/setup"], ["cmake", "--preset", "release"],
-                ["cmake", "--build", "--preset", "release", "--target", "weftd"]):
+                ["cmake", "--build", "--preset", "release", "--target", "weftd-bench"]):
         subprocess.run(cmd, cwd=ROOT, check=True, stdout=sys.stderr)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--weftd", default=os.path.join(ROOT, "build", "release", "tools", "weftd"))
+    # weftd-bench: weftd with the load generator (POST /flood) the flood runs drive.
+    ap.add_argument("--weftd", default=os.path.join(ROOT, "build", "release", "tools", "weftd-bench"))
     ap.add_argument("--build", action="store_true", help="build weftd from the release preset first")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="one run each of kill and pause2 (a smoke test)")

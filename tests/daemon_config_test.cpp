@@ -77,8 +77,53 @@ TEST(DaemonConfig, BadValuesNameTheFieldTheLineAndTheFix) {
   EXPECT_TRUE(has(problems, "n.toml:2: unknown key \"bogus\"; the keys are cluster_name")) << problems.size();
   EXPECT_TRUE(has(problems, "n.toml:3: gossip_interval = \"fast\" is not a duration such as 200ms"));
   EXPECT_TRUE(has(problems, "n.toml:4: advertise = \"nohost\" is not host:port"));
-  EXPECT_TRUE(has(problems, "phi_threshold: must be 1..100"));
+  EXPECT_TRUE(has(problems, "n.toml:1: phi_threshold: must be 1..100"));
   EXPECT_TRUE(has(problems, "expected key=value"));
+}
+
+TEST(DaemonConfig, RangeErrorsNameTheLineThatSetTheKnob) {
+  DaemonConfig c = default_config();
+  std::vector<std::string> problems;
+  apply_toml(c, "cluster_name = \"ok\"\ngossip_fanout = 99\nmax_frame_bytes = 10\n", "n.toml", problems);
+  apply_setting(c, "monitored_by=0", problems);
+  finish(c, problems);
+  EXPECT_TRUE(has(problems, "n.toml:2: gossip_fanout: must be 1..16")) << problems.front();
+  EXPECT_TRUE(has(problems, "n.toml:3: max_frame_bytes: ")) << problems.front();
+  EXPECT_TRUE(has(problems, "--set monitored_by: must be 1..32"));
+}
+
+TEST(DaemonConfig, ControlBeyondLoopbackNeedsACredential) {
+  const auto problems_of = [](std::vector<std::string> settings) {
+    DaemonConfig c = default_config();
+    std::vector<std::string> problems;
+    for (const std::string& s : settings) apply_setting(c, s, problems);
+    finish(c, problems);
+    return problems;
+  };
+  EXPECT_TRUE(problems_of({}).empty()) << "the default admin is loopback";
+  EXPECT_TRUE(problems_of({"admin=127.0.5.9:8000"}).empty());
+  EXPECT_TRUE(problems_of({"admin=[::1]:8000"}).empty());
+  EXPECT_TRUE(has(problems_of({"admin=0.0.0.0:8000"}),
+                  "--set admin = 0.0.0.0:8000: control (tell, ask, leave) beyond loopback needs a credential"));
+  EXPECT_TRUE(has(problems_of({"admin=node1.example:8000"}), "beyond loopback needs a credential"));
+  EXPECT_TRUE(problems_of({"admin=0.0.0.0:8000", "admin_control=false"}).empty());
+  EXPECT_TRUE(has(problems_of({"admin_control=maybe"}), "is not true or false"));
+  EXPECT_TRUE(has(problems_of({"admin_token_file=/nonexistent/admin.token"}), "admin_token_file: /nonexistent"));
+}
+
+TEST(DaemonConfig, AnAdminTokenIsItsFilesFirstLineAndNeverEchoed) {
+  std::string token, error;
+  EXPECT_TRUE(parse_admin_token("# made by openssl\n\n  " + std::string(64, 'a') + "  \nignored\n", token, error));
+  EXPECT_EQ(token, std::string(64, 'a'));
+  EXPECT_FALSE(parse_admin_token("short-secret\n", token, error));
+  EXPECT_NE(error.find("32..256 printable characters"), std::string::npos) << error;
+  EXPECT_EQ(error.find("short-secret"), std::string::npos) << "the token text is never echoed";
+  EXPECT_TRUE(token.empty());
+  EXPECT_FALSE(parse_admin_token(std::string(40, 'a') + " b\n", token, error)) << "no spaces inside";
+  EXPECT_FALSE(parse_admin_token("# only a comment\n", token, error));
+  EXPECT_NE(error.find("holds no token"), std::string::npos);
+  EXPECT_TRUE(is_loopback("127.0.0.1") && is_loopback("127.255.0.3") && is_loopback("::1") && is_loopback("localhost"));
+  EXPECT_FALSE(is_loopback("0.0.0.0") || is_loopback("10.0.0.1") || is_loopback("::") || is_loopback("128.0.0.1"));
 }
 
 TEST(DaemonConfig, CheckingAConfigAStartRefusesReportsItInsteadOfAborting) {

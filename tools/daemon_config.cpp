@@ -1,5 +1,7 @@
 #include "tools/daemon_config.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -152,6 +154,13 @@ const std::vector<Entry>& entries() {
          c.auth_key_file = std::string(v);
          return !v.empty();
        }},
+      {{"admin_token_file", "the path of a file holding the admin token (chmod 600)"},
+       path(&DaemonConfig::admin_token_file)},
+      {{"admin_control", "true or false (false: health, members and metrics only)"},
+       [](DaemonConfig& c, std::string_view v) {
+         c.admin_control = v == "true";
+         return v == "true" || v == "false";
+       }},
       {{"mailbox_capacity", kCount}, whole(&Config::mailbox_capacity)},
       {{"mailbox_overflow", "reject_new or drop_oldest"},
        [](DaemonConfig& c, std::string_view v) {
@@ -233,16 +242,20 @@ Bio read_pem(const std::string& path, std::string& text, std::string& why) {
   return Bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
 }
 
+// Where `key` was set ("file:line: " or "--set "; the last setting, as
+// for the value); empty for a default.
+std::string where_set(const DaemonConfig& config, std::string_view key) {
+  std::string at;
+  for (std::size_t i = 0; i < config.given.size() && i < config.given_at.size(); ++i) {
+    if (config.given[i] == key) at = config.given_at[i];
+  }
+  return at;
+}
+
 // The TLS files: all three or none, each readable and holding what it
 // should, so a mistake stops weftd at start rather than at the first link.
 void check_tls(const DaemonConfig& config, std::vector<std::string>& problems) {
-  const auto where = [&](std::string_view key) {
-    std::string at;  // the last setting, as for the value
-    for (std::size_t i = 0; i < config.given.size() && i < config.given_at.size(); ++i) {
-      if (config.given[i] == key) at = config.given_at[i];
-    }
-    return at;
-  };
+  const auto where = [&](std::string_view key) { return where_set(config, key); };
   const std::pair<std::string_view, const std::string*> fields[] = {
       {"tls_cert", &config.tls_cert}, {"tls_key", &config.tls_key}, {"tls_ca", &config.tls_ca}};
   std::string present, missing, first_where;
@@ -293,7 +306,57 @@ void check_tls(const DaemonConfig& config, std::vector<std::string>& problems) {
   ERR_clear_error();
 }
 
+// The admin token, and the rule that control beyond loopback needs one.
+void check_admin(DaemonConfig& config, std::vector<std::string>& problems) {
+  config.admin_token.clear();
+  if (!config.admin_token_file.empty()) {
+    const std::string& path = config.admin_token_file;
+    const auth::SecretFile file = auth::read_secret_file(path, 4096, "openssl rand -hex 32 > " + path);
+    std::string why = file.problem;
+    if (why.empty() && !parse_admin_token(file.text, config.admin_token, why)) why = path + ": " + why;
+    if (!why.empty()) problems.push_back(where_set(config, "admin_token_file") + "admin_token_file: " + why);
+  }
+  if (config.admin_control && config.admin_token_file.empty() && !is_loopback(config.admin.host)) {
+    std::string at = where_set(config, "admin");
+    problems.push_back(at + "admin = " + config.admin.to_string() +
+                       ": control (tell, ask, leave) beyond loopback needs a credential; set admin_token_file "
+                       "(`openssl rand -hex 32 > admin.token && chmod 600 admin.token`), or admin_control = false "
+                       "to serve health, members and metrics alone, or bind admin to 127.0.0.1");
+  }
+}
+
 }  // namespace
+
+bool is_loopback(std::string_view host) {
+  if (host == "localhost") return true;
+  const std::string text(host);
+  in_addr v4{};
+  if (::inet_pton(AF_INET, text.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (::inet_pton(AF_INET6, text.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
+}
+
+bool parse_admin_token(const std::string& text, std::string& token, std::string& error) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    const auto last = line.find_last_not_of(" \t\r");
+    token = line.substr(first, last - first + 1);
+    const bool printable = std::all_of(token.begin(), token.end(), [](char c) { return c > ' ' && c < 127; });
+    // The token itself is never echoed: it may be a secret with a typo.
+    if (token.size() < 32 || token.size() > 256 || !printable) {
+      token.clear();
+      error = "the token must be 32..256 printable characters without spaces (got " + std::to_string(last - first + 1) +
+              " characters); make one with `openssl rand -hex 32`";
+      return false;
+    }
+    return true;
+  }
+  error = "holds no token; put one on its first line (`openssl rand -hex 32`)";
+  return false;
+}
 
 std::span<const Knob> knobs() {
   static const std::vector<Knob> list = [] {
@@ -397,7 +460,13 @@ void finish(DaemonConfig& config, std::vector<std::string>& problems) {
     for (std::string& p : file.problems) problems.push_back("auth_key_file: " + std::move(p));
     if (file.problems.empty()) config.kernel.auth = Authentication{std::move(file.keys), &auth::hmac_sha256};
   }
-  for (std::string& p : config.kernel.validate()) problems.push_back(std::move(p));
+  check_admin(config, problems);
+  // Config::validate() names the knob first ("gossip_fanout: must be
+  // 1..16"); the line that set it goes in front.
+  for (std::string& p : config.kernel.validate()) {
+    const std::string knob = p.substr(0, p.find(':'));
+    problems.push_back(where_set(config, knob) + std::move(p));
+  }
   check_tls(config, problems);
 }
 
@@ -405,7 +474,10 @@ std::string to_text(const DaemonConfig& config) {
   std::string text = "bind = " + config.bind.to_string() + "\nadmin = " + config.admin.to_string() +
                      "\nlog_level = " + config.log_level + "\nadvertise = " + config.kernel.self.to_string() +
                      "\nauth_key_file = " + (config.auth_key_file.empty() ? "(none: links are not authenticated)"
-                                                                         : config.auth_key_file) + "\n";
+                                                                         : config.auth_key_file) +
+                     "\nadmin_control = " + (config.admin_control ? "true" : "false") + "\nadmin_token_file = " +
+                     (config.admin_token_file.empty() ? "(none: control open to whoever reaches the admin address)"
+                                                      : config.admin_token_file) + "\n";
   if (config.tls()) {
     text += "tls_cert = " + config.tls_cert + "\ntls_key = " + config.tls_key + "\ntls_ca = " + config.tls_ca +
             "\n# tls: required on every link (TLS 1.3, certificates checked both ways against tls_ca; never "

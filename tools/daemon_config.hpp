@@ -24,6 +24,13 @@ struct DaemonConfig {
   // The shared-secret key file (auth/key_file.hpp); empty: links are not
   // authenticated. Keys never come from a flag or this config itself.
   std::string auth_key_file;
+  // The admin endpoint's control credential (docs/deploy.md): a file whose
+  // first line is the token; empty: control needs none, allowed only with
+  // the admin endpoint on a loopback address. admin_control = false serves
+  // health, members and metrics alone.
+  std::string admin_token_file;
+  std::string admin_token;  // read from admin_token_file by finish()
+  bool admin_control = true;
   // TLS on every link when all three are given (PEM paths); none: plaintext.
   std::string tls_cert;
   std::string tls_key;
@@ -50,7 +57,9 @@ void apply_toml(DaemonConfig& config, std::string_view text, std::string_view so
 // Applies one `key=value` (a flag), as if it were a line of the file.
 void apply_setting(DaemonConfig& config, std::string_view setting, std::vector<std::string>& problems);
 // After every source: defaults that depend on others (bind from advertise,
-// admin port), the keys from auth_key_file, then Config::validate(), then
+// admin port), the keys from auth_key_file, the admin token (and the rule
+// that control beyond loopback needs one), then Config::validate() (each
+// problem naming where its knob was set), then
 // the TLS files (all three or none; readable; the key is the certificate's;
 // the CA holds a certificate).
 // Appends the problems.
@@ -58,6 +67,13 @@ void finish(DaemonConfig& config, std::vector<std::string>& problems);
 
 // The effective configuration, one `key = value` line per knob.
 std::string to_text(const DaemonConfig& config);
+
+// Whether `host` names this machine only: 127.0.0.0/8, ::1 or localhost.
+bool is_loopback(std::string_view host);
+
+// An admin token file's text -> the token (its first line that is not
+// blank or a '#' comment); an error text when it is not a usable token.
+bool parse_admin_token(const std::string& text, std::string& token, std::string& error);
 
 // "host:port" -> NodeAddress; an error text when it is not one.
 bool parse_address(std::string_view text, NodeAddress& out, std::string& error);

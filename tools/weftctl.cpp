@@ -7,12 +7,18 @@
 //   weftctl leave              graceful leave
 //   weftctl metrics            a short summary (--raw: the Prometheus text)
 //   weftctl health
+//
+// Control (tell, ask, leave) on a node with an admin_token_file needs the
+// same token: --token-file PATH, or WEFT_ADMIN_TOKEN_FILE in the
+// environment. The token never comes from a flag, where `ps` would show it.
 #include <CLI/CLI.hpp>
 #include <httplib.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
+#include "auth/key_file.hpp"
 #include "tools/daemon_config.hpp"
 
 namespace {
@@ -45,6 +51,8 @@ int main(int argc, char** argv) {
   std::string admin = "127.0.0.1:8000";
   app.add_option("--admin", admin, "weftd's admin endpoint (its --admin; default node port + 1000)")
       ->capture_default_str();
+  std::string token_file;
+  app.add_option("--token-file", token_file, "the admin token's file, for tell, ask and leave (or WEFT_ADMIN_TOKEN_FILE)");
   bool json = false;
   bool raw = false;
   std::string target;
@@ -68,7 +76,17 @@ int main(int argc, char** argv) {
   weft::NodeAddress address;
   std::string error;
   if (!weft::tools::parse_address(admin, address, error)) return fail("--admin " + error);
+  if (token_file.empty()) {
+    if (const char* from_env = std::getenv("WEFT_ADMIN_TOKEN_FILE")) token_file = from_env;
+  }
   httplib::Client client(address.host, address.port);
+  if (!token_file.empty() && !*members && !*metrics && !*health) {
+    const weft::auth::SecretFile file = weft::auth::read_secret_file(token_file, 4096, "openssl rand -hex 32 > " + token_file);
+    if (!file.problem.empty()) return fail("--token-file " + file.problem);
+    std::string token;
+    if (!weft::tools::parse_admin_token(file.text, token, error)) return fail("--token-file " + token_file + ": " + error);
+    client.set_bearer_token_auth(token.c_str());
+  }
   client.set_connection_timeout(2);
   client.set_read_timeout(static_cast<time_t>(timeout_ms / 1000 + 5));
   const auto unreachable = [&] { return fail("no weftd answers at " + admin + " (is it running? --admin?)"); };
@@ -84,9 +102,12 @@ int main(int argc, char** argv) {
     }
     return res->status == 200 ? 0 : 1;
   }
+  // A refused control request (no token, a wrong one, control off).
+  const auto refused = [](const httplib::Result& res) { return res->status == 401 || res->status == 403; };
   if (*tell) {
     const auto res = client.Post(("/tell?to=" + target).c_str(), text, "application/octet-stream");
     if (!res) return unreachable();
+    if (refused(res)) return fail("refused: " + res->body.substr(0, res->body.find('\n')));
     std::printf("%s", res->body.c_str());
     return res->status == 200 ? 0 : 1;
   }
@@ -94,6 +115,7 @@ int main(int argc, char** argv) {
     const auto res = client.Post(("/ask?to=" + target + "&timeout_ms=" + std::to_string(timeout_ms)).c_str(), text,
                                  "application/octet-stream");
     if (!res) return unreachable();
+    if (refused(res)) return fail("refused: " + res->body.substr(0, res->body.find('\n')));
     const std::string outcome = res->get_header_value("X-Weft-Outcome");
     const std::string rtt = res->get_header_value("X-Weft-Rtt-Us");
     if (outcome == "reply") {
@@ -106,6 +128,7 @@ int main(int argc, char** argv) {
   if (*leave) {
     const auto res = client.Post("/leave");
     if (!res) return unreachable();
+    if (refused(res)) return fail("refused: " + res->body.substr(0, res->body.find('\n')));
     std::printf("%s", res->body.c_str());
     return res->status == 200 ? 0 : 1;
   }

@@ -7,8 +7,12 @@
 //   weftd --check-config node.toml      # the effective config and every problem
 //
 // Threads: the io thread runs the kernel and every socket; the admin
-// endpoint (cpp-httplib) runs on its own threads and only reads a snapshot
-// the io thread publishes, or posts a command to the io thread and waits.
+// endpoint (tools/admin_server.hpp: cpp-httplib, bounded, control behind a
+// token) runs on its own threads and only reads a snapshot the io thread
+// publishes, or posts a command to the io thread and waits.
+//
+// Built twice from this file: weftd, and weftd-bench (WEFT_LOAD_ROUTES),
+// which adds POST /flood, a load generator no production node serves.
 // SIGTERM/SIGINT: leave (leaving, exiting, removed), then exit once removed
 // or after --leave-timeout; a second signal exits at once.
 #include <CLI/CLI.hpp>
@@ -23,6 +27,7 @@
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <sys/resource.h>
 #include <random>
 #include <sstream>
 #include <system_error>
@@ -30,6 +35,7 @@
 
 #include "io/clock.hpp"
 #include "io/node.hpp"
+#include "tools/admin_server.hpp"
 #include "tools/admin_text.hpp"
 #include "tools/daemon_config.hpp"
 
@@ -77,6 +83,7 @@ struct Daemon {
   weft::tools::AskLatency ask_latency;
   bool leaving = false;
   bool shut_down = false;
+#ifdef WEFT_LOAD_ROUTES
   // A load generator (POST /flood): every 5 ms, tells until the link's
   // outbound bound refuses one, so the link stays saturated.
   struct Flood {
@@ -110,6 +117,7 @@ struct Daemon {
       if (!e) flood_tick();
     });
   }
+#endif
 
   // Links refused at the handshake or for bad input, one log line at most
   // every 10 s: a port scanner or a node with the wrong key must not flood
@@ -244,25 +252,25 @@ bool target_of(const httplib::Request& req, httplib::Response& res, weft::ActorR
   return false;
 }
 
-void serve_admin(Daemon& d, httplib::Server& server) {
-  server.Get("/health", [&](const httplib::Request&, httplib::Response& res) {
+void serve_admin(Daemon& d, weft::tools::AdminServer& server) {
+  server.read_only("/health", [&](const httplib::Request&, httplib::Response& res) {
     const auto s = d.read();
     res.set_content(s ? s->health : "starting\n", "text/plain");
     if (!s || s->health != "ok\n") res.status = 503;
   });
-  server.Get("/members", [&](const httplib::Request&, httplib::Response& res) {
+  server.read_only("/members", [&](const httplib::Request&, httplib::Response& res) {
     const auto s = d.read();
     res.set_content(s ? s->members_text : "", "text/plain");
   });
-  server.Get("/members.json", [&](const httplib::Request&, httplib::Response& res) {
+  server.read_only("/members.json", [&](const httplib::Request&, httplib::Response& res) {
     const auto s = d.read();
     res.set_content(s ? s->members_json : "{}", "application/json");
   });
-  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+  server.read_only("/metrics", [&](const httplib::Request&, httplib::Response& res) {
     const auto s = d.read();
-    res.set_content(s ? s->metrics : "", "text/plain; version=0.0.4");
+    res.set_content((s ? s->metrics : "") + server.metrics_text(), "text/plain; version=0.0.4");
   });
-  server.Post("/tell", [&](const httplib::Request& req, httplib::Response& res) {
+  server.control("/tell", [&](const httplib::Request& req, httplib::Response& res) {
     weft::ActorRef target;
     if (!target_of(req, res, target)) return;
     const std::string body = req.body;
@@ -274,7 +282,7 @@ void serve_admin(Daemon& d, httplib::Server& server) {
     res.set_content((result ? *result : std::string("io thread did not answer")) + "\n", "text/plain");
     if (!result || *result != "sent") res.status = 409;
   });
-  server.Post("/ask", [&](const httplib::Request& req, httplib::Response& res) {
+  server.control("/ask", [&](const httplib::Request& req, httplib::Response& res) {
     weft::ActorRef target;
     if (!target_of(req, res, target)) return;
     std::int64_t timeout_ms = 1000;
@@ -301,7 +309,12 @@ void serve_admin(Daemon& d, httplib::Server& server) {
       return;
     }
     std::future<AskReply> reply = (*future)->get_future();
-    if (reply.wait_for(std::chrono::milliseconds(timeout_ms + 2000)) != std::future_status::ready) {
+    // In slices, so a stopping server does not wait out a long ask.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms + 2000);
+    while (reply.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready &&
+           std::chrono::steady_clock::now() < until && !server.stopping()) {
+    }
+    if (reply.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
       res.status = 504;
       res.set_content("no completion\n", "text/plain");
       return;
@@ -312,7 +325,8 @@ void serve_admin(Daemon& d, httplib::Server& server) {
     res.set_content(r.body, "application/octet-stream");
     if (r.outcome != "reply") res.status = 502;
   });
-  server.Post("/flood", [&](const httplib::Request& req, httplib::Response& res) {
+#ifdef WEFT_LOAD_ROUTES
+  server.control("/flood", [&](const httplib::Request& req, httplib::Response& res) {
     weft::ActorRef target;
     if (!target_of(req, res, target)) return;
     std::int64_t bytes = 1024;
@@ -323,9 +337,9 @@ void serve_admin(Daemon& d, httplib::Server& server) {
       const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *value);
       if (error != std::errc{} || end != text.data() + text.size()) *value = -1;
     }
-    if (bytes < 0 || bytes > 1'000'000 || seconds <= 0 || seconds > 3600) {
+    if (bytes < 0 || bytes > 1'000'000 || seconds <= 0 || seconds > 600) {
       res.status = 400;
-      res.set_content("bytes must be 0..1000000 and seconds 1..3600\n", "text/plain");
+      res.set_content("bytes must be 0..1000000 and seconds 1..600\n", "text/plain");
       return;
     }
     (void)d.on_io<bool>([&d, target, bytes, seconds] {
@@ -338,14 +352,15 @@ void serve_admin(Daemon& d, httplib::Server& server) {
     });
     res.set_content("flooding\n", "text/plain");
   });
-  server.Get("/flood", [&](const httplib::Request&, httplib::Response& res) {
+  server.read_only("/flood", [&](const httplib::Request&, httplib::Response& res) {
     const auto text = d.on_io<std::string>([&d] {
       if (!d.flood) return std::string("none\n");
       return std::to_string(d.flood->sent) + " sent, " + std::to_string(d.flood->refused) + " refused\n";
     });
     res.set_content(text ? *text : "io thread did not answer\n", "text/plain");
   });
-  server.Post("/leave", [&](const httplib::Request&, httplib::Response& res) {
+#endif
+  server.control("/leave", [&](const httplib::Request&, httplib::Response& res) {
     (void)d.on_io<bool>([&d] {
       d.leaving = true;
       d.node->kernel().leave(d.node->now());
@@ -354,6 +369,21 @@ void serve_admin(Daemon& d, httplib::Server& server) {
     });
     res.set_content("leaving\n", "text/plain");
   });
+}
+
+// Every link, admin connection and handshake holds a descriptor; the soft
+// limit a shell hands down (often 1024) is raised to the hard one, and both
+// are logged so an operator sees what the node can hold.
+void raise_open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t before = limit.rlim_cur;
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) limit.rlim_cur = before;
+  }
+  spdlog::info("open-file limit {} (was {}, hard limit {})", static_cast<std::uint64_t>(limit.rlim_cur),
+               static_cast<std::uint64_t>(before), static_cast<std::uint64_t>(limit.rlim_max));
 }
 
 }  // namespace
@@ -444,6 +474,11 @@ int main(int argc, char** argv) {
   spdlog::info("listening on {}, advertising {}, incarnation {}, admin on http://{}", config.bind.to_string(),
                config.kernel.self.to_string(), config.kernel.incarnation.value, config.admin.to_string());
   if (config.tls()) spdlog::info("TLS required on every link: certificate {}, CA {}", config.tls_cert, config.tls_ca);
+  spdlog::info("admin control (tell, ask, leave): {}",
+               !config.admin_control           ? "off"
+               : !config.admin_token.empty()   ? "behind the token in " + config.admin_token_file
+                                               : std::string("open on loopback (no admin_token_file)"));
+  raise_open_file_limit();
 
   // Snapshots for the admin endpoint, every 100 ms.
   asio::steady_timer publish_timer(d.io);
@@ -481,9 +516,9 @@ int main(int argc, char** argv) {
   };
   on_signal();
 
-  httplib::Server server;
+  weft::tools::AdminServer server(weft::tools::AdminLimits{}, config.admin_token, config.admin_control);
   serve_admin(d, server);
-  if (!server.bind_to_port(config.admin.host, config.admin.port)) {
+  if (!server.bind(config.admin.host, config.admin.port)) {
     std::fprintf(stderr, "weftd: cannot serve the admin endpoint on %s\n", config.admin.to_string().c_str());
     return 1;
   }

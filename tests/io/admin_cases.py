@@ -1,0 +1,270 @@
+"""The admin endpoint's io cases (issue 31, item 1), run by test_cluster.py:
+
+- admin_lock: control (tell, ask, leave) refused without the token (401)
+  and with a wrong one (403), the node untouched; allowed with it (weftctl
+  --token-file); read-only routes open; no /flood in weftd; and the config
+  rules: control beyond loopback without a credential is refused at start.
+- admin_bounds: a 1 GB body refused from its Content-Length before it is
+  read, a chunked body and an oversize head refused; 500 slow connections
+  from one source held while /health answers another within a second each;
+  the honest members' views unchanged throughout.
+"""
+
+import os
+import socket
+import subprocess
+import threading
+import time
+
+TOKEN_BYTES = 32
+CONTROL = ("/tell?to={node}/counter", "/ask?to={node}/counter&timeout_ms=500", "/leave")
+
+
+def write_token(c, name="admin.token"):
+    path = os.path.join(c.workdir, name)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(os.urandom(TOKEN_BYTES).hex() + "\n")
+    return path
+
+
+def http(host, port, request, source=None, timeout=3.0, body_chunks=()):
+    """Sends raw request bytes (and then body_chunks, while the server lets
+    it); returns (status code or None, seconds to the status line, the
+    response text)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        if source:
+            sock.bind((source, 0))
+        sock.connect((host, port))
+        t0 = time.monotonic()
+        sock.sendall(request)
+        for chunk in body_chunks:
+            try:
+                sock.sendall(chunk)
+            except OSError:
+                break  # the server closed: refused
+        data = b""
+        while b"\r\n" not in data:
+            part = sock.recv(4096)
+            if not part:
+                break
+            data += part
+        took = time.monotonic() - t0
+        try:
+            while len(data) < 65536:
+                part = sock.recv(4096)
+                if not part:
+                    break
+                data += part
+        except OSError:
+            pass
+    except OSError:
+        return None, None, ""
+    finally:
+        sock.close()
+    text = data.decode(errors="replace")
+    fields = text.split(" ", 2)
+    status = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
+    return status, took, text
+
+
+def post(node, path, token=None, body=b"x"):
+    host, port = node.admin.split(":")
+    auth = f"Authorization: Bearer {token}\r\n" if token is not None else ""
+    request = (f"POST {path} HTTP/1.1\r\nHost: {node.admin}\r\n{auth}Content-Type: application/octet-stream\r\n"
+               f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    status, _, text = http(host, int(port), request)
+    return status, text
+
+
+def counter(ctl, node, target, token_file):
+    out = subprocess.run([ctl, f"--admin={node.admin}", f"--token-file={token_file}", "ask", f"{target.address}/counter",
+                          "?"], capture_output=True, text=True)
+    assert out.returncode == 0, f"ask with the token: {out.stdout}{out.stderr}"
+    return int(out.stdout.split("\n", 1)[0])
+
+
+def rss_kib(node):
+    with open(f"/proc/{node.proc.pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def check_config(c, *settings):
+    out = subprocess.run([c.weftd, "--check-config", "/dev/null", f"--advertise={c.nodes[0].address}", *settings],
+                         capture_output=True, text=True)
+    return out.returncode, out.stdout
+
+
+def views_unchanged(c, what):
+    for n in c.nodes:
+        assert "unreachable" not in n.log(), f"{what}: {n.address} suspected someone:\n{n.log()[-2000:]}"
+    assert c.all_up()(), f"{what}: the views are not all up"
+
+
+def case_admin_lock(c, ctl):
+    token_file = write_token(c)
+    c.settings.append(f"--set=admin_token_file={token_file}")
+    c.start_all()
+    c.wait("3 nodes see each other up", c.all_up(), 20)
+    n1, n2 = c.nodes[0], c.nodes[1]
+    token = open(token_file).read().strip()
+    before = counter(ctl, n1, n2, token_file)
+    refused = {}
+    for path in CONTROL:
+        route = path.format(node=n2.address)
+        for label, credential in (("none", None), ("wrong", "0" * 64), ("empty", "")):
+            status, text = post(n1, route, credential)
+            refused[(route.split("?")[0], label)] = status
+            want = 403 if credential else 401  # "Bearer " alone names no token
+            assert status == want, f"POST {route} with {label} token: {status}, not {want}: {text[:200]}"
+    time.sleep(0.5)
+    after = counter(ctl, n1, n2, token_file)
+    assert after == before, f"the counter moved from {before} to {after}: a refused tell got through"
+    views_unchanged(c, "after the refused control requests")
+    assert n1.member_required(n1, "after a refused leave")["status"] == "up", "a refused leave moved n1"
+    for path in ("/health", "/members", "/members.json", "/metrics"):
+        status, _ = n1.get(path)
+        assert status == 200, f"GET {path} without a token: {status}"
+    status, _ = post(n1, f"/flood?to={n2.address}/counter&bytes=10&seconds=1", token)
+    assert status == 404, f"weftd serves /flood (status {status}): the load generator belongs to weftd-bench"
+    no_credential = n1.metric('weft_admin_refused_total{reason="no_credential"}')
+    bad_credential = n1.metric('weft_admin_refused_total{reason="bad_credential"}')
+    assert no_credential >= 6 and bad_credential >= 3, f"refusals counted: {no_credential}, {bad_credential}"
+    out = subprocess.run([ctl, f"--admin={n1.admin}", "tell", f"{n2.address}/counter", "x"], capture_output=True,
+                         text=True)
+    assert out.returncode == 1 and "refused" in out.stderr, f"weftctl without the token: {out.stdout}{out.stderr}"
+    out = subprocess.run([ctl, f"--admin={n1.admin}", f"--token-file={token_file}", "tell", f"{n2.address}/counter",
+                          "x"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "sent", f"weftctl tell with the token: {out.stdout}{out.stderr}"
+    print(f"control without a token: 401 on {len(CONTROL)} routes, 401 with an empty one, 403 with a wrong one "
+          f"(no_credential {no_credential:.0f}, bad_credential {bad_credential:.0f}); the counter did not move; "
+          "read-only routes open; /flood 404")
+
+    leaver = c.nodes[2]
+    leaver.stopped = True  # it leaves and exits: the test's own doing
+    out = subprocess.run([ctl, f"--admin={leaver.admin}", f"--token-file={token_file}", "leave"], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, f"weftctl leave with the token: {out.stdout}{out.stderr}"
+    c.wait("the leaver exits", lambda: not leaver.alive(), 15)
+    c.wait("the others hold it removed",
+           lambda: all((m := n.member(leaver)) is None or m["status"] == "removed" for n in c.nodes[:2]), 10)
+
+    code, text = check_config(c, "--admin=0.0.0.0:8001")
+    assert code == 2 and "control (tell, ask, leave) beyond loopback needs a credential" in text, text
+    code, text = check_config(c, "--admin=0.0.0.0:8001", "--set=admin_control=false")
+    assert code == 0, f"admin_control = false beyond loopback: {text}"
+    code, text = check_config(c, "--admin=0.0.0.0:8001", f"--set=admin_token_file={token_file}")
+    assert code == 0, f"a token beyond loopback: {text}"
+    os.chmod(token_file, 0o644)
+    code, text = check_config(c, f"--set=admin_token_file={token_file}")
+    os.chmod(token_file, 0o600)
+    assert code == 2 and "group or others may read it" in text, text
+    assert token not in text, "the check printed the token"
+    start = subprocess.run([c.weftd, f"--advertise=127.0.{c.net}.9:7001", "--admin=0.0.0.0:8001"],
+                           capture_output=True, text=True, timeout=10)
+    assert start.returncode == 2 and "needs a credential" in start.stderr, f"{start.returncode}: {start.stderr}"
+    print("config: control on 0.0.0.0 without a token refused by --check-config and at start (exit 2); allowed "
+          "with a token or admin_control = false; a token file group or others may read refused, never echoed")
+
+
+SLOW_CONNECTIONS = 500
+SLOW_SECONDS = 12.0
+SLOW_INTERVAL = 3.0
+
+
+def refused_at_caps(node):
+    return (node.metric('weft_admin_refused_total{reason="source_over_capacity"}'),
+            node.metric('weft_admin_refused_total{reason="over_capacity"}'))
+
+
+def case_admin_bounds(c, ctl):
+    c.start_all()
+    c.wait("3 nodes see each other up", c.all_up(), 20)
+    n1, n2 = c.nodes[0], c.nodes[1]
+    host, port = n1.admin.split(":")
+    port = int(port)
+
+    rss_before = rss_kib(n1)
+    head = (f"POST /ask?to={n2.address}/echo HTTP/1.1\r\nHost: {n1.admin}\r\nContent-Type: application/octet-stream\r\n"
+            "Content-Length: 1000000000\r\n\r\n").encode()
+    status, took, text = http(host, port, head, body_chunks=[b"a" * 65536] * 64)
+    rss_after = rss_kib(n1)
+    assert status == 413, f"a 1 GB body: {status} {text[:200]}"
+    assert took is not None and took < 1.0, f"the 413 took {took} s"
+    assert rss_after - rss_before < 4096, f"RSS {rss_before} -> {rss_after} KiB after a refused 1 GB body"
+    print(f"1 GB body: 413 in {took * 1000:.1f} ms, from its Content-Length, before the body was read (the client sent on until closed); "
+          f"RSS {rss_before / 1024:.1f} -> {rss_after / 1024:.1f} MiB")
+
+    chunked = (f"POST /tell?to={n2.address}/counter HTTP/1.1\r\nHost: {n1.admin}\r\nTransfer-Encoding: chunked\r\n\r\n"
+               "5\r\nhello\r\n0\r\n\r\n").encode()
+    status, _, text = http(host, port, chunked)
+    assert status == 411, f"a chunked body: {status} {text[:200]}"
+    big_head = b"GET /health HTTP/1.1\r\n" + b"".join(b"X-Pad-%d: %s\r\n" % (i, b"p" * 900) for i in range(200))
+    status, _, _ = http(host, port, big_head)
+    assert status != 200, "a 180 KB request head was answered 200"
+    assert n1.metric('weft_admin_refused_total{reason="request_too_large"}') >= 1, "the oversize head was not counted"
+
+    slow_source = f"127.0.{c.net}.200"
+    slow = []
+    for _ in range(SLOW_CONNECTIONS):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.bind((slow_source, 0))
+        s.settimeout(2.0)
+        try:
+            s.connect((host, port))
+            s.sendall(b"GET /health HTTP/1.1\r\n")
+            slow.append(s)
+        except OSError:
+            s.close()
+    stop = threading.Event()
+
+    def trickle():
+        while not stop.wait(SLOW_INTERVAL):
+            for s in slow:
+                try:
+                    s.sendall(b"X-Slow: 1\r\n")
+                except OSError:
+                    pass
+    feeder = threading.Thread(target=trickle, daemon=True)
+    feeder.start()
+    worst = 0.0
+    answers = 0
+    t0 = time.monotonic()
+    try:
+        while time.monotonic() - t0 < SLOW_SECONDS:
+            status, took, text = http(host, port, f"GET /health HTTP/1.1\r\nHost: {n1.admin}\r\n\r\n".encode(),
+                                      source=f"127.0.{c.net}.201", timeout=2.0)
+            assert status == 200, f"/health while {len(slow)} slow connections are held: {status} {text[:100]}"
+            worst = max(worst, took)
+            answers += 1
+            time.sleep(0.25)
+        # Counted while they are still held: a connection its client
+        # closed first is an ordinary end, not a refusal.
+        c.wait("every slow connection past the caps refused",
+               lambda: sum(refused_at_caps(n1)) >= SLOW_CONNECTIONS - 16, 10)
+        at_source, at_total = refused_at_caps(n1)
+    finally:
+        stop.set()
+        feeder.join()
+        for s in slow:
+            s.close()
+    assert worst < 1.0, f"/health took {worst:.2f} s at worst"
+    # Past the per-source cap (16) a connection is answered 503 by its
+    # thread, or by the accepting thread while all 64 slots are taken in
+    # the rush of connects.
+    busy = at_source + at_total
+    deadline = n1.metric('weft_admin_refused_total{reason="request_deadline"}')
+    assert len(slow) == SLOW_CONNECTIONS, f"only {len(slow)} of {SLOW_CONNECTIONS} slow connections were made"
+    assert busy >= SLOW_CONNECTIONS - 16, f"only {busy:.0f} of {len(slow)} slow connections refused at the caps"
+    assert deadline >= 1, "no slow connection was cut at the request deadline"
+    views_unchanged(c, "after the slow clients")
+    print(f"slow clients: {len(slow)} connections from one source, a header line every {SLOW_INTERVAL:.0f} s for "
+          f"{SLOW_SECONDS:.0f} s: {busy:.0f} answered 503 ({at_source:.0f} at the "
+          f"per-source cap, {at_total:.0f} at the total), {deadline:.0f} cut at the request "
+          f"deadline; /health from another source answered {answers} times, worst {worst * 1000:.1f} ms; no "
+          "honest view changed")

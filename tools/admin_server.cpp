@@ -1,0 +1,349 @@
+#include "tools/admin_server.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <thread>
+
+namespace weft::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string sha256(std::string_view text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1) return {};
+  return std::string(reinterpret_cast<const char*>(digest), size);
+}
+
+// Set on the accepting thread while it closes a connection past
+// max_connections itself, instead of giving it a thread.
+thread_local bool tl_over_capacity = false;
+
+void answer_busy(int fd) {
+  static constexpr std::string_view kBusy =
+      "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\n"
+      "Content-Length: 20\r\n\r\nadmin endpoint busy\n";
+  (void)::send(fd, kBusy.data(), kBusy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+// Closes after the response without a reset: what the client sent and we
+// did not read (a refused body) is drained for a moment first, or the
+// kernel would answer it with a RST that can destroy the response in flight.
+void close_gently(int fd) {
+  ::shutdown(fd, SHUT_WR);
+  const Clock::time_point until = Clock::now() + std::chrono::milliseconds(500);
+  char sink[4096];
+  for (std::size_t drained = 0; drained < 256 * 1024;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    if (left <= 0) break;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) break;
+    const ssize_t got = ::recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+    if (got <= 0) break;
+    drained += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+}
+
+std::string ip_of(const sockaddr_storage& address) {
+  char text[INET6_ADDRSTRLEN] = {};
+  if (address.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in&>(address).sin_addr, text, sizeof text);
+  } else if (address.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6&>(address).sin6_addr, text, sizeof text);
+  }
+  return text;
+}
+
+int port_of(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(address).sin_port);
+  if (address.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(address).sin6_port);
+  return 0;
+}
+
+}  // namespace
+
+std::string_view to_string(AdminRefusal reason) {
+  switch (reason) {
+    case AdminRefusal::no_credential: return "no_credential";
+    case AdminRefusal::bad_credential: return "bad_credential";
+    case AdminRefusal::control_off: return "control_off";
+    case AdminRefusal::body_too_large: return "body_too_large";
+    case AdminRefusal::chunked_body: return "chunked_body";
+    case AdminRefusal::request_too_large: return "request_too_large";
+    case AdminRefusal::request_deadline: return "request_deadline";
+    case AdminRefusal::over_capacity: return "over_capacity";
+    case AdminRefusal::source_over_capacity: return "source_over_capacity";
+  }
+  return "?";
+}
+
+// One thread per admitted connection, at most max_connections of them: a
+// connection is held for at most its request deadline plus what its
+// handler waits, so a fixed pool would let a few slow ones queue every
+// other behind them. Past the cap the accepting thread answers 503 itself.
+class AdminServer::Connections final : public httplib::TaskQueue {
+ public:
+  explicit Connections(AdminServer& server) : server_(server) {}
+
+  void enqueue(std::function<void()> fn) override {
+    {
+      std::unique_lock lock(mutex_);
+      if (active_ < server_.limits_.max_connections) {
+        ++active_;
+        lock.unlock();
+        std::thread([this, fn = std::move(fn)] {
+          fn();
+          const std::lock_guard done(mutex_);
+          --active_;
+          idle_.notify_all();
+        }).detach();
+        return;
+      }
+    }
+    tl_over_capacity = true;
+    fn();
+    tl_over_capacity = false;
+  }
+
+  // Every handler's wait is bounded (and ends early once the server stops),
+  // so this returns within a request deadline or a handler's limit.
+  void shutdown() override {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [this] { return active_ == 0; });
+  }
+
+  std::size_t active() {
+    const std::lock_guard lock(mutex_);
+    return active_;
+  }
+
+ private:
+  AdminServer& server_;
+  std::mutex mutex_;
+  std::condition_variable idle_;
+  std::size_t active_ = 0;
+};
+
+// httplib's view of one connection: reads end at the request deadline or
+// past the request's byte budget, whichever comes first.
+class AdminServer::Stream final : public httplib::Stream {
+ public:
+  Stream(int fd, const AdminLimits& limits)
+      : fd_(fd),
+        deadline_(Clock::now() + limits.request_deadline),
+        write_timeout_(limits.write_timeout),
+        budget_(limits.max_request_bytes) {}
+
+  bool is_readable() const override { return wait(POLLIN, left()) > 0; }
+  bool is_writable() const override { return wait(POLLOUT, write_timeout_) > 0; }
+
+  ssize_t read(char* ptr, size_t size) override {
+    if (budget_ == 0) {
+      too_large_ = true;
+      return -1;
+    }
+    const std::chrono::milliseconds left_now = left();
+    if (left_now.count() <= 0 || wait(POLLIN, left_now) <= 0) {
+      timed_out_ = left().count() <= 0;
+      return -1;
+    }
+    ssize_t got = 0;
+    do {
+      got = ::recv(fd_, ptr, std::min(size, budget_), 0);
+    } while (got < 0 && errno == EINTR);
+    if (got > 0) budget_ -= static_cast<std::size_t>(got);
+    return got;
+  }
+
+  ssize_t write(const char* ptr, size_t size) override {
+    if (wait(POLLOUT, write_timeout_) <= 0) return -1;
+    ssize_t sent = 0;
+    do {
+      sent = ::send(fd_, ptr, size, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    return sent;
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { name(::getpeername, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { name(::getsockname, ip, port); }
+  socket_t socket() const override { return fd_; }
+
+  bool timed_out() const { return timed_out_; }
+  bool too_large() const { return too_large_; }
+
+ private:
+  std::chrono::milliseconds left() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());
+  }
+  void name(int (*get)(int, sockaddr*, socklen_t*), std::string& ip, int& port) const {
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    if (get(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) return;
+    ip = ip_of(address);
+    port = port_of(address);
+  }
+  int wait(short events, std::chrono::milliseconds limit) const {
+    if (limit.count() <= 0) return 0;
+    pollfd p{fd_, events, 0};
+    int ready = 0;
+    do {
+      ready = ::poll(&p, 1, static_cast<int>(limit.count()));
+    } while (ready < 0 && errno == EINTR);
+    return ready;
+  }
+
+  int fd_;
+  Clock::time_point deadline_;
+  std::chrono::milliseconds write_timeout_;
+  std::size_t budget_;
+  bool timed_out_ = false;
+  bool too_large_ = false;
+};
+
+AdminServer::AdminServer(AdminLimits limits, std::string token, bool control)
+    : limits_(limits), token_digest_(token.empty() ? std::string() : sha256(token)), control_(control) {
+  new_task_queue = [this] {
+    connections_ = new Connections(*this);
+    return connections_;
+  };
+  set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) { return screen(req, res); });
+  // A client that waits for "100 Continue" before its body hears the
+  // refusal instead, and sends nothing.
+  set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return screen(req, res) == HandlerResponse::Handled ? res.status : 100;
+  });
+  set_payload_max_length(limits_.max_body_bytes);
+}
+
+AdminServer::~AdminServer() = default;
+
+bool AdminServer::bind(const std::string& host, int port) {
+  if (!bind_to_port(host.c_str(), port)) return false;
+  // listen() on a listening socket sets its backlog anew (Linux).
+  (void)::listen(svr_sock_, static_cast<int>(limits_.max_connections * 2));
+  return true;
+}
+
+void AdminServer::read_only(const std::string& path, Handler handler) { Get(path, std::move(handler)); }
+
+void AdminServer::control(const std::string& path, Handler handler) {
+  control_paths_[path] = true;
+  Post(path, std::move(handler));
+}
+
+void AdminServer::refuse(AdminRefusal reason) {
+  refused_[static_cast<std::size_t>(reason)].fetch_add(1, std::memory_order_relaxed);
+}
+
+httplib::Server::HandlerResponse AdminServer::screen(const httplib::Request& req, httplib::Response& res) {
+  const auto answer = [&](AdminRefusal reason, int status, const std::string& why) {
+    refuse(reason);
+    res.status = status;  // and the connection closes: one request each
+    res.set_content(why + "\n", "text/plain");
+    return HandlerResponse::Handled;
+  };
+  if (req.has_header("Transfer-Encoding")) {
+    return answer(AdminRefusal::chunked_body, 411, "a body needs a Content-Length here (no chunked bodies)");
+  }
+  if (req.has_header("Content-Length")) {
+    const std::string text = req.get_header_value("Content-Length");
+    std::uint64_t length = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), length);
+    if (error != std::errc{} || end != text.data() + text.size() || length > limits_.max_body_bytes) {
+      return answer(AdminRefusal::body_too_large, 413,
+                    "a body may be at most " + std::to_string(limits_.max_body_bytes) + " bytes");
+    }
+  }
+  if (control_paths_.count(req.path) == 0) return HandlerResponse::Unhandled;
+  if (!control_) {
+    return answer(AdminRefusal::control_off, 403, "control is off on this node (admin_control = false)");
+  }
+  if (token_digest_.empty()) return HandlerResponse::Unhandled;
+  const std::string authorization = req.get_header_value("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (!authorization.starts_with(kBearer)) {
+    res.set_header("WWW-Authenticate", "Bearer realm=\"weftd\"");
+    return answer(AdminRefusal::no_credential, 401,
+                  "control needs the admin token: Authorization: Bearer <token> (weftctl --token-file)");
+  }
+  // Digests of equal length, compared in constant time: neither the
+  // token's length nor its prefix leaks through the time of a refusal.
+  const std::string presented = sha256(std::string_view(authorization).substr(kBearer.size()));
+  if (presented.size() != token_digest_.size() ||
+      CRYPTO_memcmp(presented.data(), token_digest_.data(), presented.size()) != 0) {
+    return answer(AdminRefusal::bad_credential, 403, "the admin token is not this node's");
+  }
+  return HandlerResponse::Unhandled;
+}
+
+bool AdminServer::admit(const std::string& source) {
+  const std::lock_guard lock(sources_mutex_);
+  std::size_t& held = sources_[source];
+  if (held >= limits_.max_per_source) return false;
+  ++held;
+  return true;
+}
+
+void AdminServer::release(const std::string& source) {
+  const std::lock_guard lock(sources_mutex_);
+  const auto it = sources_.find(source);
+  if (it != sources_.end() && --it->second == 0) sources_.erase(it);
+}
+
+bool AdminServer::process_and_close_socket(socket_t sock) {
+  Stream stream(sock, limits_);
+  if (tl_over_capacity) {
+    refuse(AdminRefusal::over_capacity);
+    answer_busy(sock);
+    close_gently(sock);
+    return true;
+  }
+  std::string source;
+  int port = 0;
+  stream.get_remote_ip_and_port(source, port);
+  if (!admit(source)) {
+    refuse(AdminRefusal::source_over_capacity);
+    answer_busy(sock);
+    close_gently(sock);
+    return true;
+  }
+  // One request a connection: a kept-alive connection would need a fresh
+  // deadline per request, and nothing here is worth the connection reuse.
+  bool closed = false;
+  const bool ok = process_request(stream, /*close_connection=*/true, closed, [](httplib::Request&) {});
+  if (stream.timed_out()) refuse(AdminRefusal::request_deadline);
+  if (stream.too_large()) refuse(AdminRefusal::request_too_large);
+  if (ok) served_.fetch_add(1, std::memory_order_relaxed);
+  close_gently(sock);
+  release(source);
+  return ok;
+}
+
+std::string AdminServer::metrics_text() const {
+  std::string text =
+      "# HELP weft_admin_requests_total Admin requests answered.\n# TYPE weft_admin_requests_total counter\n"
+      "weft_admin_requests_total " +
+      std::to_string(served_.load(std::memory_order_relaxed)) +
+      "\n# HELP weft_admin_refused_total Admin requests and connections refused, by reason.\n"
+      "# TYPE weft_admin_refused_total counter\n";
+  for (const AdminRefusal reason : kAllAdminRefusals) {
+    text += "weft_admin_refused_total{reason=\"" + std::string(to_string(reason)) + "\"} " +
+            std::to_string(refused_[static_cast<std::size_t>(reason)].load(std::memory_order_relaxed)) + "\n";
+  }
+  text += "# HELP weft_admin_connections Admin connections open now.\n# TYPE weft_admin_connections gauge\n"
+          "weft_admin_connections " +
+          std::to_string(connections_ != nullptr ? connections_->active() : 0) + "\n";
+  return text;
+}
+
+}  // namespace weft::tools

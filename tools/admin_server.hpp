@@ -1,0 +1,106 @@
+// weftd's admin endpoint as an HTTP server bounded like any server facing a
+// network (docs/deploy.md, "The admin endpoint"). cpp-httplib parses; this
+// class decides what a connection may cost before and while it is parsed:
+//
+// - One request per connection, read whole within `request_deadline` of the
+//   accept (a slow client is cut off at the deadline, however it trickles)
+//   and at most `max_request_bytes` of head and body; a body over
+//   `max_body_bytes` is refused from its Content-Length, before a byte of it
+//   is read; a chunked body is refused (nothing here needs one).
+// - At most `max_connections` connections at once, `max_per_source` from
+//   one address: past either the connection is answered 503 and closed at
+//   once, so one client holding many slow connections cannot keep another
+//   from /health.
+// - Routes are read-only (GET: health, members, metrics) or control (POST:
+//   they change state); a control request needs `Authorization: Bearer
+//   <token>` when a token is set (compared in constant time), and is refused
+//   whole when control is off.
+// Every refusal is counted by reason (weft_admin_refused_total).
+#pragma once
+
+#include <httplib.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace weft::tools {
+
+struct AdminLimits {
+  std::size_t max_connections = 64;
+  std::size_t max_per_source = 16;
+  std::chrono::milliseconds request_deadline{5000};
+  std::chrono::milliseconds write_timeout{5000};
+  std::size_t max_body_bytes = 64 * 1024;
+  std::size_t max_request_bytes = 80 * 1024;  // head and body
+};
+
+enum class AdminRefusal : std::uint8_t {
+  no_credential,     // a control route without a token (401)
+  bad_credential,    // with a token that is not this node's (403)
+  control_off,       // a control route while admin_control = false (403)
+  body_too_large,    // Content-Length over max_body_bytes (413)
+  chunked_body,      // Transfer-Encoding: chunked (411)
+  request_too_large, // head and body past max_request_bytes: closed
+  request_deadline,  // not read whole within request_deadline: closed
+  over_capacity,     // max_connections held (503)
+  source_over_capacity,  // max_per_source held by the same address (503)
+};
+inline constexpr std::array kAllAdminRefusals{
+    AdminRefusal::no_credential,  AdminRefusal::bad_credential,    AdminRefusal::control_off,
+    AdminRefusal::body_too_large, AdminRefusal::chunked_body,      AdminRefusal::request_too_large,
+    AdminRefusal::request_deadline, AdminRefusal::over_capacity, AdminRefusal::source_over_capacity};
+std::string_view to_string(AdminRefusal reason);
+
+class AdminServer final : public httplib::Server {
+ public:
+  // `token`: the control credential (empty: control needs none, which
+  // weftd allows on a loopback address alone); `control`: whether control
+  // routes are served at all.
+  AdminServer(AdminLimits limits, std::string token, bool control);
+  ~AdminServer() override;
+
+  // bind_to_port, then a listen backlog of max_connections (cpp-httplib
+  // listens with 5, so a burst of connects would wait in SYN retries
+  // for seconds instead of being answered or refused at once).
+  bool bind(const std::string& host, int port);
+
+  void read_only(const std::string& path, Handler handler);
+  void control(const std::string& path, Handler handler);
+
+  // True once stop() was called: a handler waiting on the node gives up.
+  bool stopping() const { return !is_running(); }
+  // The weft_admin_* lines of /metrics.
+  std::string metrics_text() const;
+
+ private:
+  class Connections;
+  friend class Connections;
+  class Stream;
+
+  bool process_and_close_socket(socket_t sock) override;
+  httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res);
+  void refuse(AdminRefusal reason);
+  bool admit(const std::string& source);
+  void release(const std::string& source);
+
+  const AdminLimits limits_;
+  const std::string token_digest_;  // SHA-256 of the token; empty: none
+  const bool control_;
+  std::map<std::string, bool> control_paths_;
+  Connections* connections_ = nullptr;  // owned by httplib once listening
+  std::mutex sources_mutex_;
+  std::map<std::string, std::size_t> sources_;
+  std::array<std::atomic<std::uint64_t>, kAllAdminRefusals.size()> refused_{};
+  std::atomic<std::uint64_t> served_{0};
+};
+
+}  // namespace weft::tools
