@@ -36,17 +36,18 @@ void answer_busy(int fd) {
 }
 
 // Closes after the response without a reset: what the client sent and we
-// did not read (a refused body) is drained for a moment first, or the
-// kernel would answer it with a RST that can destroy the response in flight.
-void close_gently(int fd) {
+// did not read (a refused body) is drained first, or the kernel would
+// answer it with a RST that can destroy the response in flight. `linger`
+// is how long to wait for more of it: none for a connection refused as
+// busy, whose slot (or the accepting thread) must not wait on the client.
+void close_gently(int fd, std::chrono::milliseconds linger = std::chrono::milliseconds(500)) {
   ::shutdown(fd, SHUT_WR);
-  const Clock::time_point until = Clock::now() + std::chrono::milliseconds(500);
+  const Clock::time_point until = Clock::now() + linger;
   char sink[4096];
   for (std::size_t drained = 0; drained < 256 * 1024;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
-    if (left <= 0) break;
     pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left)) <= 0) break;
+    if (::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left, 0))) <= 0) break;
     const ssize_t got = ::recv(fd, sink, sizeof sink, MSG_DONTWAIT);
     if (got <= 0) break;
     drained += static_cast<std::size_t>(got);
@@ -305,7 +306,7 @@ bool AdminServer::process_and_close_socket(socket_t sock) {
   if (tl_over_capacity) {
     refuse(AdminRefusal::over_capacity);
     answer_busy(sock);
-    close_gently(sock);
+    close_gently(sock, std::chrono::milliseconds(0));
     return true;
   }
   std::string source;
@@ -314,7 +315,7 @@ bool AdminServer::process_and_close_socket(socket_t sock) {
   if (!admit(source)) {
     refuse(AdminRefusal::source_over_capacity);
     answer_busy(sock);
-    close_gently(sock);
+    close_gently(sock, std::chrono::milliseconds(0));
     return true;
   }
   // One request a connection: a kept-alive connection would need a fresh
