@@ -22,6 +22,12 @@ constexpr auto kAsTuple = asio::experimental::as_tuple(asio::use_awaitable);
 // largest write (max_write_bytes, 256 KiB by default), each time a read
 // fills it: an idle link keeps the small one, a link carrying batches reads
 // each in one call.
+// A link's read buffer starts at twice the largest frame a peer may send
+// before its handshake is done (wire::kMaxHandshakeFrameBytes), so a
+// connection that never says hello costs about a KiB of it, not 64; each
+// read that fills the buffer doubles it, up to kReadBufferBytes or
+// max_write_bytes, whichever is larger, in a few reads of real traffic.
+constexpr std::size_t kFirstReadBytes = 2 * wire::kMaxHandshakeFrameBytes;
 constexpr std::size_t kReadBufferBytes = 64 * 1024;
 
 // OpenSSL's reason inside an asio ssl error code (0 when it is not one).
@@ -96,6 +102,7 @@ struct Node::Link {
   std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls;
   bool handshake_over = false;
   bool handshake_timed_out = false;
+  std::uint64_t handshake_order = 0;  // its key in handshaking_ (accepted TLS links)
   std::vector<std::uint8_t> buffer;  // reused for every read
   HandlerMemory read_memory;         // the read in flight's operation
   HandlerMemory write_memory;        // the write in flight's operation
@@ -191,7 +198,7 @@ void Node::stop() {
     link->socket.close(ignored);
   }
   links_.clear();
-  for (const auto& link : handshaking_) {
+  for (const auto& [order, link] : handshaking_) {
     link->closed = true;
     link->socket.close(ignored);
   }
@@ -295,7 +302,16 @@ asio::awaitable<void> Node::accept_loop() {
     if (tls_) {
       // The handshake runs beside the accept loop: one slow peer must not
       // hold up the next accept.
-      handshaking_.insert(link);
+      if (handshaking_.size() >= options_.config.max_pending_handshakes) {
+        const std::shared_ptr<Link> oldest = handshaking_.begin()->second;
+        handshaking_.erase(handshaking_.begin());
+        oldest->closed = true;  // its handshake ends without a failure counted
+        std::error_code unused;
+        oldest->socket.close(unused);
+        ++stats_.tls_handshakes_evicted;
+      }
+      link->handshake_order = ++accepted_tls_;
+      handshaking_.emplace(link->handshake_order, link);
       asio::co_spawn(io_, accept_tls(std::move(link)), asio::detached);
       continue;
     }
@@ -309,7 +325,7 @@ asio::awaitable<void> Node::accept_loop() {
 
 asio::awaitable<void> Node::accept_tls(std::shared_ptr<Link> link) {
   const std::optional<TlsFailure> failure = co_await tls_handshake(link, asio::ssl::stream_base::server);
-  handshaking_.erase(link);
+  handshaking_.erase(link->handshake_order);
   if (failure || link->closed || stopped_) co_return;
   link->connected = true;
   const LinkId id = kernel_.handle_link_accepted(now());
@@ -370,7 +386,8 @@ void Node::warn_tls(TlsFailure failure, const asio::ip::tcp::endpoint& peer, con
 
 template <class Stream>
 asio::awaitable<void> Node::read_loop(LinkId id, std::shared_ptr<Link> link, Stream& stream) {
-  link->buffer.resize(kReadBufferBytes);
+  link->buffer.resize(kFirstReadBytes);
+  const std::size_t largest = std::max<std::size_t>(kReadBufferBytes, options_.config.max_write_bytes);
   while (true) {
     auto [ec, n] = co_await stream.async_read_some(
         asio::buffer(link->buffer), asio::bind_allocator(HandlerAllocator<void>(link->read_memory), kAsTuple));
@@ -383,9 +400,7 @@ asio::awaitable<void> Node::read_loop(LinkId id, std::shared_ptr<Link> link, Str
     stats_.bytes_read += n;
     kernel_.handle_bytes(now(), id, std::span<const std::uint8_t>(link->buffer.data(), n));
     // The kernel keeps no view into the buffer past handle_bytes.
-    if (n == link->buffer.size() && n < options_.config.max_write_bytes) {
-      link->buffer.resize(std::min<std::size_t>(n * 2, options_.config.max_write_bytes));
-    }
+    if (n == link->buffer.size() && n < largest) link->buffer.resize(std::min(n * 2, largest));
     drain();
   }
 }

@@ -89,6 +89,9 @@ struct DriverStats {
   std::uint64_t posted_ticks = 0;  // work was due at once: a tick ran without the timer
   std::uint64_t tls_handshakes = 0;  // completed, either side
   std::array<std::uint64_t, kAllTlsFailures.size()> tls_handshake_failures{};
+  // TLS handshakes closed unfinished for a newer one, max_pending_handshakes
+  // being in progress (the kernel's handshake_capacity, before TLS).
+  std::uint64_t tls_handshakes_evicted = 0;
   // Tick lag, how late the timer fired: a histogram over these upper bounds
   // (ms), the last bucket unbounded.
   static constexpr std::array<std::int64_t, 8> kLagBoundsMs{1, 2, 5, 10, 25, 50, 100, 250};
@@ -116,6 +119,8 @@ class Node {
   void drain();
   Instant now() const;
   const DriverStats& stats() const { return stats_; }
+  // Connections open now, either direction, TLS handshakes included.
+  std::size_t open_links() const { return links_.size() + handshaking_.size(); }
   // The port the listener got (useful when bind's port was 0).
   std::uint16_t listening_port() const;
 
@@ -149,7 +154,10 @@ class Node {
   Instant armed_ = Instant::never();
   std::map<LinkId, std::shared_ptr<Link>> links_;
   std::unique_ptr<asio::ssl::context> tls_;  // null: plaintext
-  std::set<std::shared_ptr<Link>> handshaking_;  // accepted, TLS not yet done: the kernel does not know them
+  // Accepted, TLS not yet done (the kernel does not know them), by the order
+  // they came: at max_pending_handshakes the oldest is closed for a new one.
+  std::map<std::uint64_t, std::shared_ptr<Link>> handshaking_;
+  std::uint64_t accepted_tls_ = 0;
   Instant last_tls_warning_ = Instant::never();
   std::uint64_t tls_warnings_suppressed_ = 0;
   DriverStats stats_;

@@ -98,6 +98,8 @@ std::vector<std::string> Config::validate() const {
   p.require(reconnect_backoff_max >= reconnect_backoff_min, "reconnect_backoff_max",
             "must be at least reconnect_backoff_min");
   p.positive(handshake_timeout, "handshake_timeout");
+  p.require(max_pending_handshakes >= 1 && max_pending_handshakes <= 1'000'000, "max_pending_handshakes",
+            "must be 1..1000000 (1024 is typical)");
   p.require(!auth.enabled() || auth.mac != nullptr, "auth.mac",
             "must be set when auth.keys is not empty (drivers pass auth/hmac_sha256.hpp's hmac_sha256)");
   p.require(mailbox_capacity >= 1, "mailbox_capacity", "must be at least 1");
@@ -155,6 +157,7 @@ std::string Config::to_string() const {
          line("reconnect_backoff_min", duration_text(reconnect_backoff_min)) +
          line("reconnect_backoff_max", duration_text(reconnect_backoff_max)) +
          line("handshake_timeout", duration_text(handshake_timeout)) +
+         line("max_pending_handshakes", std::to_string(max_pending_handshakes)) +
          line("auth_keys", auth.enabled() ? std::to_string(auth.keys.size()) + " key(s), first signs" : "off") +
          line("mailbox_capacity", std::to_string(mailbox_capacity)) +
          line("mailbox_overflow",

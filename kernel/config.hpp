@@ -140,6 +140,12 @@ struct Config {
   // An accepted link that has not sent its hello by then is closed: a
   // flood of idle connections costs nothing for long.
   Duration handshake_timeout = Duration::seconds(5);
+  // At most this many accepted links may be waiting for their handshake at
+  // once; one past it closes the oldest waiting (handshake_capacity). An
+  // honest dialer finishes within a round trip, so a flood of connections
+  // that say nothing evicts its own, not the honest ones. With TLS the
+  // driver bounds its TLS handshakes by the same number.
+  std::uint32_t max_pending_handshakes = 1024;
   Authentication auth;               // shared-secret handshake; off when it has no keys
 
   // --- Actors

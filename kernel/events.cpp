@@ -34,6 +34,7 @@ std::string_view to_string(CloseReason reason) {
     case CloseReason::unauthenticated: return "unauthenticated";
     case CloseReason::wrong_peer: return "wrong_peer";
     case CloseReason::idle: return "idle";
+    case CloseReason::handshake_capacity: return "handshake_capacity";
   }
   return "invalid";
 }

@@ -50,6 +50,7 @@ enum class CloseReason : std::uint8_t {
   unauthenticated,       // a frame before the dialer's proof, on an authenticated link
   wrong_peer,            // we dialed a member's address and another node answered
   idle,                  // nothing queued for link_idle_timeout, and the peer is neither gossip view nor subject
+  handshake_capacity,    // the oldest of max_pending_handshakes accepted links awaiting their handshake, for a newer one
 };
 
 inline constexpr std::array kAllCloseReasons = {
@@ -58,12 +59,12 @@ inline constexpr std::array kAllCloseReasons = {
     CloseReason::implausible_incarnation, CloseReason::unexpected_frame, CloseReason::peer_gone,
     CloseReason::control_overflow, CloseReason::rejoining,          CloseReason::shutting_down,
     CloseReason::handshake_timeout, CloseReason::bad_proof,      CloseReason::unauthenticated,
-    CloseReason::wrong_peer,       CloseReason::idle,
+    CloseReason::wrong_peer,       CloseReason::idle,               CloseReason::handshake_capacity,
 };
-// Every reason once, in order; a reason added after idle must move the
-// second line.
+// Every reason once, in order; a reason added after handshake_capacity
+// must move the second line.
 static_assert(lists_values_in_order(kAllCloseReasons));
-static_assert(kAllCloseReasons.back() == CloseReason::idle);
+static_assert(kAllCloseReasons.back() == CloseReason::handshake_capacity);
 
 std::string_view to_string(LinkDownCause cause);
 std::string_view to_string(CloseReason reason);

@@ -159,6 +159,11 @@ LinkId Kernel::handle_link_accepted(Instant now) {
   // Raised to max_frame_bytes once the dialer has proven itself (accept_peer).
   const LinkId id = links_.accept(wire::kMaxHandshakeFrameBytes, now_ + config_.handshake_timeout);
   WEFT_ASSERT(links_.next_handshake_deadline() <= now_ + config_.handshake_timeout);
+  if (links_.pending_handshakes() > config_.max_pending_handshakes) {
+    const LinkId oldest = links_.oldest_pending_handshake();
+    close_inbound(oldest, CloseReason::handshake_capacity);
+    WEFT_ASSERT(oldest != id);  // the newest is last: hello_due, then id, both grow
+  }
   return id;
 }
 

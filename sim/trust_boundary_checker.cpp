@@ -308,6 +308,7 @@ void judge_honest_links(const std::string& who, const Simulator::RogueOutcome& o
       case CloseReason::implausible_incarnation:
       case CloseReason::unexpected_frame:
       case CloseReason::control_overflow:
+      case CloseReason::handshake_capacity:
         failures.push_back("W3: " + who + " also closed an honest link (" + std::string(to_string(reason)) + ")");
         break;
     }

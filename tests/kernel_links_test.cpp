@@ -74,6 +74,29 @@ TEST(KernelLinks, SilentAcceptedLinkClosedAfterHandshakeTimeout) {
   for (const CloseCommand& c : closes(k)) EXPECT_NE(c.link, greeted);
 }
 
+TEST(KernelLinks, PastMaxPendingHandshakesTheOldestWaitingIsClosed) {
+  Config c = config();
+  c.max_pending_handshakes = 2;
+  Kernel k(c, 1);
+  const Instant start = started(k);
+  const LinkId first = k.handle_link_accepted(start);
+  const LinkId greeted = k.handle_link_accepted(start + Duration::milliseconds(1));
+  k.handle_bytes(start + Duration::milliseconds(1), greeted, hello_frame());  // established: no longer waiting
+  const LinkId second = k.handle_link_accepted(start + Duration::milliseconds(2));
+  EXPECT_TRUE(closes(k).empty()) << "two waiting, the cap";
+  const LinkId third = k.handle_link_accepted(start + Duration::milliseconds(3));
+  std::vector<CloseCommand> closed = closes(k);
+  ASSERT_EQ(closed.size(), 1U);
+  EXPECT_EQ(closed[0].link, first) << "the oldest waiting goes, not the newest nor the established";
+  EXPECT_EQ(closed[0].reason, CloseReason::handshake_capacity);
+  (void)k.handle_link_accepted(start + Duration::milliseconds(4));
+  closed = closes(k);
+  ASSERT_EQ(closed.size(), 1U);
+  EXPECT_EQ(closed[0].link, second);
+  EXPECT_EQ(k.counters().links_closed[static_cast<std::size_t>(CloseReason::handshake_capacity)], 2U);
+  EXPECT_NE(closed[0].link, third);
+}
+
 // Without a key anyone who reaches the port can say hello; a dialer that is
 // no member here needs no link once its frames are read, so one silent for
 // link_idle_timeout / 4 is closed (checked every quarter timeout), while one

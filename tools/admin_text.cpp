@@ -183,6 +183,9 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
   counter("weft_driver_reads_total", "Socket reads.", driver.reads);
   counter("weft_driver_writes_total", "Socket writes completed.", driver.writes);
   counter("weft_driver_tls_handshakes_total", "TLS handshakes completed (0 without TLS).", driver.tls_handshakes);
+  counter("weft_driver_tls_handshakes_evicted_total",
+          "TLS handshakes closed unfinished for a newer one, max_pending_handshakes being in progress.",
+          driver.tls_handshakes_evicted);
   {
     Family f(out, "weft_driver_tls_handshake_failures_total", "counter",
              "TLS handshakes that failed, by reason; each closed its connection before the kernel saw it.");

@@ -149,6 +149,7 @@ const std::vector<Entry>& entries() {
       {{"reconnect_backoff_min", kDuration}, duration(&Config::reconnect_backoff_min)},
       {{"reconnect_backoff_max", kDuration}, duration(&Config::reconnect_backoff_max)},
       {{"handshake_timeout", kDuration}, duration(&Config::handshake_timeout)},
+      {{"max_pending_handshakes", kCount}, whole(&Config::max_pending_handshakes)},
       {{"auth_key_file", "the path of a file of 64-hex-digit keys, one per line (chmod 600)"},
        [](DaemonConfig& c, std::string_view v) {
          c.auth_key_file = std::string(v);

@@ -142,7 +142,8 @@ struct Daemon {
         case weft::CloseReason::handshake_timeout:
         case weft::CloseReason::bad_proof:
         case weft::CloseReason::unauthenticated:
-        case weft::CloseReason::wrong_peer: break;
+        case weft::CloseReason::wrong_peer:
+        case weft::CloseReason::handshake_capacity: break;
         case weft::CloseReason::self_connection:
         case weft::CloseReason::unexpected_frame:
         case weft::CloseReason::peer_gone:

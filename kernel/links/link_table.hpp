@@ -249,6 +249,12 @@ class LinkTable {
   Instant next_handshake_deadline() const {
     return awaiting_hello_.empty() ? Instant::never() : awaiting_hello_.begin()->first;
   }
+  // Accepted links not yet established, and the one accepted first.
+  std::size_t pending_handshakes() const { return awaiting_hello_.size(); }
+  LinkId oldest_pending_handshake() const {
+    WEFT_ASSERT(!awaiting_hello_.empty());
+    return awaiting_hello_.begin()->second;
+  }
 
   // --- the links that may transmit: a superset of those poll_transmit()
   // could lend now. A link is queued when something may have made it ready
