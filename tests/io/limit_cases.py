@@ -101,7 +101,10 @@ def flood(c, tls):
     assert evicted + timeouts >= opened - PENDING_CAP - BURST, \
         f"{opened} opened, but only {evicted:.0f} evicted and {timeouts:.0f} timed out at a cap of {PENDING_CAP}"
     limit = 24.0 if tls else 8.0
-    assert rss_peak - rss_before < limit, f"n1's RSS grew {rss_peak - rss_before:.1f} MiB under a capped flood"
+    if c.sanitized():
+        print("RSS not judged: this weftd is built with ASan, which quarantines freed memory")
+    else:
+        assert rss_peak - rss_before < limit, f"n1's RSS grew {rss_peak - rss_before:.1f} MiB under a capped flood"
     assert rejoined_in <= 15.0, f"n3 took {rejoined_in:.2f} s to be up everywhere again"
 
 

@@ -284,6 +284,12 @@ class Cluster:
             problems.append("a sanitizer report in a node's log:\n" + "\n".join(reports))
         return problems
 
+    def sanitized(self):
+        """Whether weftd is built with AddressSanitizer, whose quarantine of
+        freed memory makes RSS say nothing about what weftd itself holds."""
+        with open(self.weftd, "rb") as f:
+            return b"__asan_init" in f.read()
+
     def bounds(self):
         """The bounds weftd --check-config prints for this config, in seconds,
         by name: T_detect, T_down, T_down_closed (a crash with its sockets
