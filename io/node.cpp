@@ -99,6 +99,7 @@ struct Node::Link {
   asio::ip::tcp::socket socket;
   // With TLS on, layered over `socket` once TCP is connected; every read and
   // write then goes through it, while close and socket options stay on `socket`.
+  std::shared_ptr<asio::ssl::context> tls_context;  // kept while the stream lives: a reload replaces Node::tls_
   std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls;
   bool handshake_over = false;
   bool handshake_timed_out = false;
@@ -128,13 +129,13 @@ std::uint16_t Node::listening_port() const {
   return ec ? 0 : endpoint.port();
 }
 
-bool Node::load_tls(std::string& error) {
+std::shared_ptr<asio::ssl::context> Node::load_tls(std::string& error) const {
   const NodeOptions::Tls& files = options_.tls;
   if (files.cert.empty() || files.key.empty() || files.ca.empty()) {
     error = "TLS needs a certificate, a key and a CA file together";
-    return false;
+    return nullptr;
   }
-  auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls);
+  auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls);
   SSL_CTX* native = context->native_handle();
   // Both ends are weftd: nothing older than 1.3 is ever needed, so there is
   // no older version for an on-path attacker to steer a handshake down to.
@@ -148,7 +149,7 @@ bool Node::load_tls(std::string& error) {
   context->set_password_callback([](std::size_t, asio::ssl::context::password_purpose) { return std::string(); }, ec);
   const auto failed = [&](const std::string& what) {
     error = "TLS: " + what + ": " + ec.message();
-    return false;
+    return nullptr;
   };
   context->use_certificate_chain_file(files.cert, ec);
   if (ec) return failed("cannot load the certificate " + files.cert);
@@ -156,7 +157,7 @@ bool Node::load_tls(std::string& error) {
   if (ec) return failed("cannot load the key " + files.key);
   if (SSL_CTX_check_private_key(native) != 1) {
     error = "TLS: the key " + files.key + " does not belong to the certificate " + files.cert;
-    return false;
+    return nullptr;
   }
   context->load_verify_file(files.ca, ec);
   if (ec) return failed("cannot load the CA " + files.ca);
@@ -164,12 +165,22 @@ bool Node::load_tls(std::string& error) {
   // so must a peer that dials us (no certificate, no link).
   context->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert, ec);
   if (ec) return failed("cannot require peer certificates");
+  return context;
+}
+
+bool Node::reload_tls(std::string& error) {
+  if (!tls_) {
+    error = "TLS is off: turning it on takes a restart of every node";
+    return false;
+  }
+  std::shared_ptr<asio::ssl::context> context = load_tls(error);
+  if (!context) return false;
   tls_ = std::move(context);
   return true;
 }
 
 bool Node::start(std::string& error) {
-  if (options_.tls.on() && !load_tls(error)) return false;
+  if (options_.tls.on() && !(tls_ = load_tls(error))) return false;
   std::error_code ec;
   acceptor_.open(options_.bind.protocol(), ec);
   if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
@@ -336,7 +347,8 @@ asio::awaitable<void> Node::accept_tls(std::shared_ptr<Link> link) {
 
 asio::awaitable<std::optional<TlsFailure>> Node::tls_handshake(const std::shared_ptr<Link>& link,
                                                                  asio::ssl::stream_base::handshake_type type) {
-  link->tls = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(link->socket, *tls_);
+  link->tls_context = tls_;
+  link->tls = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(link->socket, *link->tls_context);
   std::error_code ignored;
   const auto peer = link->socket.remote_endpoint(ignored);  // for the warning: a timed-out socket has none
   // A peer that connects and says nothing (or a plaintext dialer waiting

@@ -112,6 +112,11 @@ class Node {
   bool start(std::string& error);
   // Closes every socket and the timer; the kernel stays as it was.
   void stop();
+  // Reads the TLS files again (a renewed certificate, a CA bundle gaining
+  // or losing a CA): handshakes from now on use them, links already up
+  // keep theirs. False, with `error` set and the old files still in use,
+  // if they do not load. Only where TLS is on.
+  bool reload_tls(std::string& error);
 
   // The kernel, for user commands (spawn, tell, ask, leave) on the io
   // thread; call drain() after one.
@@ -137,7 +142,7 @@ class Node {
   void warn_tls(TlsFailure failure, const asio::ip::tcp::endpoint& peer, const std::error_code& ec);
   template <class Stream>
   void write(Stream& stream, const std::shared_ptr<Link>& link, LinkId id, std::span<const std::uint8_t> bytes);
-  bool load_tls(std::string& error);
+  std::shared_ptr<asio::ssl::context> load_tls(std::string& error) const;
   asio::awaitable<void> timer_loop();
   void on_command(LinkCommand&& command);
   void on_transmit(const Transmit& transmit);
@@ -153,7 +158,7 @@ class Node {
   asio::steady_timer timer_;
   Instant armed_ = Instant::never();
   std::map<LinkId, std::shared_ptr<Link>> links_;
-  std::unique_ptr<asio::ssl::context> tls_;  // null: plaintext
+  std::shared_ptr<asio::ssl::context> tls_;  // null: plaintext; each link holds the one it shook hands with
   // Accepted, TLS not yet done (the kernel does not know them), by the order
   // they came: at max_pending_handshakes the oldest is closed for a new one.
   std::map<std::uint64_t, std::shared_ptr<Link>> handshaking_;

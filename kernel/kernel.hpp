@@ -182,6 +182,12 @@ class Kernel {
             std::span<const std::uint8_t> body, Duration timeout);
   // Graceful leave: leaving -> exiting -> removed, then a ShutdownEvent.
   void leave(Instant now);
+  // Key rotation without a restart (weftd's SIGHUP): the keys handshakes
+  // from now on sign with (the first) and accept (any); links already up
+  // stay. Refused, with the reason, if it would turn authentication on or
+  // off: that is a local setting every peer must share, so a restart of
+  // every node (docs/deploy.md).
+  bool replace_auth_keys(std::vector<AuthKey> keys, std::string& error);
 
   // --- outputs
   std::optional<LinkCommand> poll_command();

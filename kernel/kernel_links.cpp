@@ -154,6 +154,16 @@ void Kernel::count_close(CloseReason reason, wire::WireError error) {
   if (error != wire::WireError::none) ++counters_.wire_errors[static_cast<std::size_t>(error)];
 }
 
+bool Kernel::replace_auth_keys(std::vector<AuthKey> keys, std::string& error) {
+  if (keys.empty() != !config_.auth.enabled()) {
+    error = config_.auth.enabled() ? "no keys: turning authentication off takes a restart of every node"
+                                   : "turning authentication on takes a restart of every node";
+    return false;
+  }
+  config_.auth.keys = std::move(keys);
+  return true;
+}
+
 LinkId Kernel::handle_link_accepted(Instant now) {
   advance(now);
   // Raised to max_frame_bytes once the dialer has proven itself (accept_peer).

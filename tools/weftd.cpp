@@ -14,7 +14,8 @@
 // Built twice from this file: weftd, and weftd-bench (WEFT_LOAD_ROUTES),
 // which adds POST /flood, a load generator no production node serves.
 // SIGTERM/SIGINT: leave (leaving, exiting, removed), then exit once removed
-// or after --leave-timeout; a second signal exits at once.
+// or after --leave-timeout; a second signal exits at once. SIGHUP: read the
+// key file and the TLS files again (rotation without a restart).
 #include <CLI/CLI.hpp>
 #include <httplib.h>
 #include <spdlog/spdlog.h>
@@ -34,6 +35,7 @@
 #include <thread>
 
 #include "io/clock.hpp"
+#include "auth/key_file.hpp"
 #include "io/node.hpp"
 #include "tools/admin_server.hpp"
 #include "tools/admin_text.hpp"
@@ -372,6 +374,34 @@ void serve_admin(Daemon& d, weft::tools::AdminServer& server) {
   });
 }
 
+// SIGHUP: the key file and the TLS files, read again; what does not load
+// is reported and the files in use stay (a typo must not lock the node out).
+void reload(Daemon& d) {
+  std::string done;
+  if (!d.config.auth_key_file.empty()) {
+    weft::auth::KeyFile file = weft::auth::read_key_file(d.config.auth_key_file);
+    std::string error;
+    if (!file.problems.empty()) {
+      for (const std::string& p : file.problems) spdlog::error("SIGHUP: auth_key_file: {}; the keys in use stay", p);
+    } else if (const std::size_t count = file.keys.size();
+               !d.node->kernel().replace_auth_keys(std::move(file.keys), error)) {
+      spdlog::error("SIGHUP: auth_key_file: {}; the keys in use stay", error);
+    } else {
+      done += std::to_string(count) + " key(s) from " + d.config.auth_key_file + " (the first signs)";
+    }
+  }
+  if (d.config.tls()) {
+    std::string error;
+    if (!d.node->reload_tls(error)) {
+      spdlog::error("SIGHUP: {}; the TLS files in use stay", error);
+    } else {
+      done += std::string(done.empty() ? "" : ", ") + "TLS files " + d.config.tls_cert + ", " + d.config.tls_ca;
+    }
+  }
+  if (!done.empty()) spdlog::info("SIGHUP: reloaded {}; links already up keep theirs", done);
+  if (d.config.auth_key_file.empty() && !d.config.tls()) spdlog::info("SIGHUP: no key file or TLS files to reload");
+}
+
 // Every link, admin connection and handshake holds a descriptor; the soft
 // limit a shell hands down (often 1024) is raised to the hard one, and both
 // are logged so an operator sees what the node can hold.
@@ -516,6 +546,16 @@ int main(int argc, char** argv) {
     });
   };
   on_signal();
+
+  asio::signal_set hangups(d.io, SIGHUP);
+  std::function<void()> on_hangup = [&] {
+    hangups.async_wait([&](const std::error_code& e, int) {
+      if (e) return;
+      reload(d);
+      on_hangup();
+    });
+  };
+  on_hangup();
 
   weft::tools::AdminServer server(weft::tools::AdminLimits{}, config.admin_token, config.admin_control);
   serve_admin(d, server);

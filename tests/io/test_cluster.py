@@ -28,6 +28,7 @@ from weftcluster import Ca, Cluster, Miss  # noqa: E402
 import weftwire  # noqa: E402
 from admin_cases import case_admin_bounds, case_admin_lock  # noqa: E402,F401
 from limit_cases import case_handshake_flood, case_handshake_flood_tls  # noqa: E402,F401
+from reload_cases import case_reload_keys, case_reload_tls  # noqa: E402,F401
 
 
 def converge(c, size):

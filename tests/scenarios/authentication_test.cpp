@@ -195,6 +195,54 @@ TEST(Authentication, AReplayedProofIsRefused) {
   EXPECT_EQ(closed(a.kernel, CloseReason::bad_proof), 1U);
 }
 
+// weftd's SIGHUP: new handshakes sign and accept with the replaced keys,
+// links already up stay; authentication cannot be switched on or off live.
+TEST(Authentication, KeysReplacedLiveRuleTheNextHandshake) {
+  Acceptor a;
+  const Instant now = Instant::from_ns(2'000'000'000);
+  const wire::Hello mine = hand_played_hello();
+  std::vector<std::uint8_t> hello_frame;
+  ASSERT_EQ(wire::append_frame(hello_frame, mine), wire::WireError::none);
+  const auto prove = [&](LinkId link, const AuthKey& with) {
+    a.kernel.handle_bytes(now, link, hello_frame);
+    a.drain_it();
+    const wire::Hello reply = decode_one_hello(a.written);
+    const Proof proof =
+        sign_handshake(with_keys({with}), HandshakeRole::dialer, "weft", HelloSide::of(mine), HelloSide::of(reply));
+    std::vector<std::uint8_t> proof_frame;
+    EXPECT_EQ(wire::append_frame(proof_frame, wire::HelloProof{proof}), wire::WireError::none);
+    a.kernel.handle_bytes(now, link, proof_frame);
+    a.drain_it();
+    return reply;
+  };
+  const LinkId before = a.kernel.handle_link_accepted(now);
+  (void)prove(before, key(1));
+  ASSERT_TRUE(a.closes.empty());
+
+  std::string error;
+  EXPECT_FALSE(a.kernel.replace_auth_keys({}, error));
+  EXPECT_NE(error.find("takes a restart of every node"), std::string::npos) << error;
+  ASSERT_TRUE(a.kernel.replace_auth_keys({key(9)}, error)) << error;
+
+  const LinkId old_key = a.kernel.handle_link_accepted(now);
+  const wire::Hello reply = prove(old_key, key(1));
+  EXPECT_TRUE(verify_handshake(with_keys({key(9)}), reply.proof, HandshakeRole::acceptor, "weft",
+                               HelloSide::of(mine), HelloSide::of(reply)))
+      << "the acceptor signs with the new first key";
+  ASSERT_EQ(a.closes.size(), 1U);
+  EXPECT_EQ(a.closes[0].link, old_key) << "a proof with the dropped key is refused; the link already up stays";
+  EXPECT_EQ(a.closes[0].reason, CloseReason::bad_proof);
+  const LinkId new_key = a.kernel.handle_link_accepted(now);
+  (void)prove(new_key, key(9));
+  EXPECT_EQ(a.closes.size(), 1U) << "a proof with the new key is taken";
+
+  Config plain;
+  plain.self = NodeAddress{"10.0.0.5", 7000};
+  Kernel keyless(plain, 1);
+  EXPECT_FALSE(keyless.replace_auth_keys({key(1)}, error));
+  EXPECT_NE(error.find("turning authentication on"), std::string::npos) << error;
+}
+
 TEST(Authentication, TheAcceptorsProofCannotBeReflectedAsTheDialers) {
   Acceptor a;
   const Instant now = Instant::from_ns(2'000'000'000);
