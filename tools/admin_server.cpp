@@ -24,10 +24,6 @@ std::string sha256(std::string_view text) {
   return std::string(reinterpret_cast<const char*>(digest), size);
 }
 
-// Set on the accepting thread while it closes a connection past
-// max_connections itself, instead of giving it a thread.
-thread_local bool tl_over_capacity = false;
-
 void answer_busy(int fd) {
   static constexpr std::string_view kBusy =
       "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: text/plain\r\n"
@@ -79,7 +75,8 @@ std::string_view to_string(AdminRefusal reason) {
     case AdminRefusal::bad_credential: return "bad_credential";
     case AdminRefusal::control_off: return "control_off";
     case AdminRefusal::body_too_large: return "body_too_large";
-    case AdminRefusal::chunked_body: return "chunked_body";
+    case AdminRefusal::length_required: return "length_required";
+    case AdminRefusal::browser_origin: return "browser_origin";
     case AdminRefusal::request_too_large: return "request_too_large";
     case AdminRefusal::request_deadline: return "request_deadline";
     case AdminRefusal::over_capacity: return "over_capacity";
@@ -88,51 +85,24 @@ std::string_view to_string(AdminRefusal reason) {
   return "?";
 }
 
-// One thread per admitted connection, at most max_connections of them: a
-// connection is held for at most its request deadline plus what its
-// handler waits, so a fixed pool would let a few slow ones queue every
-// other behind them. Past the cap the accepting thread answers 503 itself.
-class AdminServer::Connections final : public httplib::TaskQueue {
+// httplib hands each accepted socket to its task queue; this one runs the
+// hand-off on the accepting thread itself, where process_and_close_socket
+// decides at once (no blocking call) whether the connection gets a thread
+// of its own or a 503. A fixed pool would let a few slow connections queue
+// every other behind them.
+class AdminServer::Inline final : public httplib::TaskQueue {
  public:
-  explicit Connections(AdminServer& server) : server_(server) {}
-
-  void enqueue(std::function<void()> fn) override {
-    {
-      std::unique_lock lock(mutex_);
-      if (active_ < server_.limits_.max_connections) {
-        ++active_;
-        lock.unlock();
-        std::thread([this, fn = std::move(fn)] {
-          fn();
-          const std::lock_guard done(mutex_);
-          --active_;
-          idle_.notify_all();
-        }).detach();
-        return;
-      }
-    }
-    tl_over_capacity = true;
-    fn();
-    tl_over_capacity = false;
-  }
-
-  // Every handler's wait is bounded (and ends early once the server stops),
-  // so this returns within a request deadline or a handler's limit.
+  explicit Inline(AdminServer& server) : server_(server) {}
+  void enqueue(std::function<void()> fn) override { fn(); }
+  // Every connection ends within its deadlines and every handler's wait is
+  // bounded (shorter once stopping() holds), so this returns.
   void shutdown() override {
-    std::unique_lock lock(mutex_);
-    idle_.wait(lock, [this] { return active_ == 0; });
-  }
-
-  std::size_t active() {
-    const std::lock_guard lock(mutex_);
-    return active_;
+    std::unique_lock lock(server_.mutex_);
+    server_.idle_.wait(lock, [this] { return server_.open_ == 0; });
   }
 
  private:
   AdminServer& server_;
-  std::mutex mutex_;
-  std::condition_variable idle_;
-  std::size_t active_ = 0;
 };
 
 // httplib's view of one connection: reads end at the request deadline or
@@ -146,7 +116,11 @@ class AdminServer::Stream final : public httplib::Stream {
         budget_(limits.max_request_bytes) {}
 
   bool is_readable() const override { return wait(POLLIN, left()) > 0; }
-  bool is_writable() const override { return wait(POLLOUT, write_timeout_) > 0; }
+  bool is_writable() const override {
+    return write_deadline_ == Clock::time_point{} ? wait(POLLOUT, write_timeout_) > 0
+                                                  : wait(POLLOUT, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                      write_deadline_ - Clock::now())) > 0;
+  }
 
   ssize_t read(char* ptr, size_t size) override {
     if (budget_ == 0) {
@@ -166,11 +140,15 @@ class AdminServer::Stream final : public httplib::Stream {
     return got;
   }
 
+  // The whole response within write_timeout of its first byte, however
+  // slowly the client reads: each send takes what fits without blocking.
   ssize_t write(const char* ptr, size_t size) override {
-    if (wait(POLLOUT, write_timeout_) <= 0) return -1;
+    if (write_deadline_ == Clock::time_point{}) write_deadline_ = Clock::now() + write_timeout_;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(write_deadline_ - Clock::now());
+    if (wait(POLLOUT, left) <= 0) return -1;
     ssize_t sent = 0;
     do {
-      sent = ::send(fd_, ptr, size, MSG_NOSIGNAL);
+      sent = ::send(fd_, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
     } while (sent < 0 && errno == EINTR);
     return sent;
   }
@@ -206,6 +184,7 @@ class AdminServer::Stream final : public httplib::Stream {
   int fd_;
   Clock::time_point deadline_;
   std::chrono::milliseconds write_timeout_;
+  Clock::time_point write_deadline_{};  // set by the first write
   std::size_t budget_;
   bool timed_out_ = false;
   bool too_large_ = false;
@@ -213,10 +192,7 @@ class AdminServer::Stream final : public httplib::Stream {
 
 AdminServer::AdminServer(AdminLimits limits, std::string token, bool control)
     : limits_(limits), token_digest_(token.empty() ? std::string() : sha256(token)), control_(control) {
-  new_task_queue = [this] {
-    connections_ = new Connections(*this);
-    return connections_;
-  };
+  new_task_queue = [this] { return new Inline(*this); };
   set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) { return screen(req, res); });
   // A client that waits for "100 Continue" before its body hears the
   // refusal instead, and sends nothing.
@@ -238,8 +214,13 @@ bool AdminServer::bind(const std::string& host, int port) {
 void AdminServer::read_only(const std::string& path, Handler handler) { Get(path, std::move(handler)); }
 
 void AdminServer::control(const std::string& path, Handler handler) {
-  control_paths_[path] = true;
+  control_routes_["POST " + path] = true;
   Post(path, std::move(handler));
+}
+
+void AdminServer::shut_down() {
+  stopping_.store(true, std::memory_order_release);
+  stop();
 }
 
 void AdminServer::refuse(AdminRefusal reason) {
@@ -253,8 +234,8 @@ httplib::Server::HandlerResponse AdminServer::screen(const httplib::Request& req
     res.set_content(why + "\n", "text/plain");
     return HandlerResponse::Handled;
   };
-  if (req.has_header("Transfer-Encoding")) {
-    return answer(AdminRefusal::chunked_body, 411, "a body needs a Content-Length here (no chunked bodies)");
+  if (req.has_header("Transfer-Encoding") || (req.method == "POST" && !req.has_header("Content-Length"))) {
+    return answer(AdminRefusal::length_required, 411, "a body needs a Content-Length here (no chunked bodies)");
   }
   if (req.has_header("Content-Length")) {
     const std::string text = req.get_header_value("Content-Length");
@@ -265,9 +246,15 @@ httplib::Server::HandlerResponse AdminServer::screen(const httplib::Request& req
                     "a body may be at most " + std::to_string(limits_.max_body_bytes) + " bytes");
     }
   }
-  if (control_paths_.count(req.path) == 0) return HandlerResponse::Unhandled;
+  if (control_routes_.count(req.method + " " + req.path) == 0) return HandlerResponse::Unhandled;
   if (!control_) {
     return answer(AdminRefusal::control_off, 403, "control is off on this node (admin_control = false)");
+  }
+  // Browsers name the page that made a request; weftctl, curl and scripts
+  // send no Origin. A cross-site form POST needs no preflight, so without
+  // this any page the operator opens could make the node leave.
+  if (req.has_header("Origin")) {
+    return answer(AdminRefusal::browser_origin, 403, "control is not for browsers (the request has an Origin)");
   }
   if (token_digest_.empty()) return HandlerResponse::Unhandled;
   const std::string authorization = req.get_header_value("Authorization");
@@ -287,37 +274,56 @@ httplib::Server::HandlerResponse AdminServer::screen(const httplib::Request& req
   return HandlerResponse::Unhandled;
 }
 
-bool AdminServer::admit(const std::string& source) {
-  const std::lock_guard lock(sources_mutex_);
+bool AdminServer::admit(const std::string& source, AdminRefusal& why) {
+  const std::lock_guard lock(mutex_);
+  if (open_ >= limits_.max_connections) {
+    why = AdminRefusal::over_capacity;
+    return false;
+  }
   std::size_t& held = sources_[source];
-  if (held >= limits_.max_per_source) return false;
+  if (held >= limits_.max_per_source) {
+    why = AdminRefusal::source_over_capacity;
+    return false;
+  }
   ++held;
+  ++open_;
   return true;
 }
 
 void AdminServer::release(const std::string& source) {
-  const std::lock_guard lock(sources_mutex_);
+  const std::lock_guard lock(mutex_);
   const auto it = sources_.find(source);
   if (it != sources_.end() && --it->second == 0) sources_.erase(it);
+  --open_;
+  idle_.notify_all();
 }
 
+// On the accepting thread: nothing here waits on the client.
 bool AdminServer::process_and_close_socket(socket_t sock) {
-  Stream stream(sock, limits_);
-  if (tl_over_capacity) {
-    refuse(AdminRefusal::over_capacity);
-    answer_busy(sock);
-    close_gently(sock, std::chrono::milliseconds(0));
-    return true;
-  }
   std::string source;
   int port = 0;
-  stream.get_remote_ip_and_port(source, port);
-  if (!admit(source)) {
-    refuse(AdminRefusal::source_over_capacity);
+  Stream(sock, limits_).get_remote_ip_and_port(source, port);
+  AdminRefusal why = AdminRefusal::over_capacity;
+  bool admitted = admit(source, why);
+  if (admitted) {
+    try {
+      std::thread([this, sock, source] { serve(sock, source); }).detach();
+    } catch (const std::system_error&) {  // no thread to be had (RLIMIT_NPROC, memory): busy
+      release(source);
+      admitted = false;
+      why = AdminRefusal::over_capacity;
+    }
+  }
+  if (!admitted) {
+    refuse(why);
     answer_busy(sock);
     close_gently(sock, std::chrono::milliseconds(0));
-    return true;
   }
+  return admitted;
+}
+
+void AdminServer::serve(socket_t sock, const std::string& source) {
+  Stream stream(sock, limits_);
   // One request a connection: a kept-alive connection would need a fresh
   // deadline per request, and nothing here is worth the connection reuse.
   bool closed = false;
@@ -326,8 +332,12 @@ bool AdminServer::process_and_close_socket(socket_t sock) {
   if (stream.too_large()) refuse(AdminRefusal::request_too_large);
   if (ok) served_.fetch_add(1, std::memory_order_relaxed);
   close_gently(sock);
-  release(source);
-  return ok;
+  release(source);  // last: shut_down's wait may end here, and the server with it
+}
+
+std::size_t AdminServer::open_connections() const {
+  const std::lock_guard lock(mutex_);
+  return open_;
 }
 
 std::string AdminServer::metrics_text() const {
@@ -343,7 +353,7 @@ std::string AdminServer::metrics_text() const {
   }
   text += "# HELP weft_admin_connections Admin connections open now.\n# TYPE weft_admin_connections gauge\n"
           "weft_admin_connections " +
-          std::to_string(connections_ != nullptr ? connections_->active() : 0) + "\n";
+          std::to_string(open_connections()) + "\n";
   return text;
 }
 

@@ -6,15 +6,18 @@
 //   accept (a slow client is cut off at the deadline, however it trickles)
 //   and at most `max_request_bytes` of head and body; a body over
 //   `max_body_bytes` is refused from its Content-Length, before a byte of it
-//   is read; a chunked body is refused (nothing here needs one).
+//   is read; a body without a Content-Length (chunked, or to the end of
+//   the stream) is refused (nothing here needs one).
 // - At most `max_connections` connections at once, `max_per_source` from
 //   one address: past either the connection is answered 503 and closed at
-//   once, so one client holding many slow connections cannot keep another
-//   from /health.
+//   once, on the accepting thread, so one client holding many slow
+//   connections cannot keep another from /health. The response has
+//   `write_timeout` in all, however slowly the client reads.
 // - Routes are read-only (GET: health, members, metrics) or control (POST:
 //   they change state); a control request needs `Authorization: Bearer
-//   <token>` when a token is set (compared in constant time), and is refused
-//   whole when control is off.
+//   <token>` when a token is set (compared in constant time), is refused
+//   whole when control is off, and is refused if a browser sent it (an
+//   Origin header: a web page the operator opens must not drive it).
 // Every refusal is counted by reason (weft_admin_refused_total).
 #pragma once
 
@@ -48,7 +51,8 @@ enum class AdminRefusal : std::uint8_t {
   bad_credential,    // with a token that is not this node's (403)
   control_off,       // a control route while admin_control = false (403)
   body_too_large,    // Content-Length over max_body_bytes (413)
-  chunked_body,      // Transfer-Encoding: chunked (411)
+  length_required,   // a POST without a Content-Length, or chunked (411)
+  browser_origin,    // a control request with an Origin header (403)
   request_too_large, // head and body past max_request_bytes: closed
   request_deadline,  // not read whole within request_deadline: closed
   over_capacity,     // max_connections held (503)
@@ -56,7 +60,8 @@ enum class AdminRefusal : std::uint8_t {
 };
 inline constexpr std::array kAllAdminRefusals{
     AdminRefusal::no_credential,  AdminRefusal::bad_credential,    AdminRefusal::control_off,
-    AdminRefusal::body_too_large, AdminRefusal::chunked_body,      AdminRefusal::request_too_large,
+    AdminRefusal::body_too_large, AdminRefusal::length_required,   AdminRefusal::browser_origin,
+    AdminRefusal::request_too_large,
     AdminRefusal::request_deadline, AdminRefusal::over_capacity, AdminRefusal::source_over_capacity};
 std::string_view to_string(AdminRefusal reason);
 
@@ -76,28 +81,35 @@ class AdminServer final : public httplib::Server {
   void read_only(const std::string& path, Handler handler);
   void control(const std::string& path, Handler handler);
 
-  // True once stop() was called: a handler waiting on the node gives up.
-  bool stopping() const { return !is_running(); }
+  // Stops listening; from then on stopping() is true, so a handler waiting
+  // on the node gives up. (httplib's is_running() stays true until every
+  // connection has ended, which is what such a handler would wait for.)
+  void shut_down();
+  bool stopping() const { return stopping_.load(std::memory_order_acquire); }
   // The weft_admin_* lines of /metrics.
   std::string metrics_text() const;
+  std::size_t open_connections() const;
 
  private:
-  class Connections;
-  friend class Connections;
+  class Inline;
   class Stream;
 
   bool process_and_close_socket(socket_t sock) override;
   httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res);
   void refuse(AdminRefusal reason);
-  bool admit(const std::string& source);
+  // Takes a slot (the total and the source's); false if either is full.
+  bool admit(const std::string& source, AdminRefusal& why);
   void release(const std::string& source);
+  void serve(socket_t sock, const std::string& source);
 
   const AdminLimits limits_;
   const std::string token_digest_;  // SHA-256 of the token; empty: none
   const bool control_;
-  std::map<std::string, bool> control_paths_;
-  Connections* connections_ = nullptr;  // owned by httplib once listening
-  std::mutex sources_mutex_;
+  std::map<std::string, bool> control_routes_;  // "POST /tell"
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mutex_;  // guards the slots; idle_ wakes httplib's queue shutdown
+  std::condition_variable idle_;
+  std::size_t open_ = 0;
   std::map<std::string, std::size_t> sources_;
   std::array<std::atomic<std::uint64_t>, kAllAdminRefusals.size()> refused_{};
   std::atomic<std::uint64_t> served_{0};

@@ -145,7 +145,8 @@ struct Daemon {
         case weft::CloseReason::bad_proof:
         case weft::CloseReason::unauthenticated:
         case weft::CloseReason::wrong_peer:
-        case weft::CloseReason::handshake_capacity: break;
+        case weft::CloseReason::handshake_capacity:
+        case weft::CloseReason::wrong_name: break;
         case weft::CloseReason::self_connection:
         case weft::CloseReason::unexpected_frame:
         case weft::CloseReason::peer_gone:
@@ -226,7 +227,11 @@ struct Daemon {
     auto promise = std::make_shared<std::promise<T>>();
     std::future<T> result = promise->get_future();
     asio::post(io, [promise, work = std::move(work)] { promise->set_value(work()); });
-    if (result.wait_for(limit) != std::future_status::ready) return std::nullopt;
+    // In slices: once the io thread has stopped, the work never runs.
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+      if (io.stopped() || std::chrono::steady_clock::now() >= until) return std::nullopt;
+    }
     return result.get();
   }
 };
@@ -495,6 +500,18 @@ int main(int argc, char** argv) {
   options.on_warning = [](const std::string& w) { spdlog::warn("{}", w); };
   options.tls = {config.tls_cert, config.tls_key, config.tls_ca};
   d.node = std::make_unique<weft::io::Node>(d.io, options);
+  // Before the node says it is listening: a SIGHUP sent on that line must
+  // reload, not end the process (SIGHUP's default action).
+  asio::signal_set hangups(d.io, SIGHUP);
+  std::function<void()> on_hangup = [&] {
+    hangups.async_wait([&](const std::error_code& e, int) {
+      if (e) return;
+      reload(d);
+      on_hangup();
+    });
+  };
+  on_hangup();
+
   d.node->kernel().spawn(d.node->now(), "echo", std::make_unique<Echo>());
   d.node->kernel().spawn(d.node->now(), "counter", std::make_unique<Counter>());
   std::string error;
@@ -547,16 +564,6 @@ int main(int argc, char** argv) {
   };
   on_signal();
 
-  asio::signal_set hangups(d.io, SIGHUP);
-  std::function<void()> on_hangup = [&] {
-    hangups.async_wait([&](const std::error_code& e, int) {
-      if (e) return;
-      reload(d);
-      on_hangup();
-    });
-  };
-  on_hangup();
-
   weft::tools::AdminServer server(weft::tools::AdminLimits{}, config.admin_token, config.admin_control);
   serve_admin(d, server);
   if (!server.bind(config.admin.host, config.admin.port)) {
@@ -564,8 +571,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::thread admin_thread([&] { server.listen_after_bind(); });
+  // httplib's stop() does nothing before its listen loop has begun: a node
+  // told to stop at once must not then wait forever on the join below.
+  for (int waited_ms = 0; !server.is_running() && waited_ms < 2000; ++waited_ms) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   d.io.run();
-  server.stop();
+  server.shut_down();
   admin_thread.join();
   d.node->stop();
   return 0;

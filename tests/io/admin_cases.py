@@ -70,10 +70,10 @@ def http(host, port, request, source=None, timeout=3.0, body_chunks=()):
     return status, took, text
 
 
-def post(node, path, token=None, body=b"x"):
+def post(node, path, token=None, body=b"x", extra=""):
     host, port = node.admin.split(":")
     auth = f"Authorization: Bearer {token}\r\n" if token is not None else ""
-    request = (f"POST {path} HTTP/1.1\r\nHost: {node.admin}\r\n{auth}Content-Type: application/octet-stream\r\n"
+    request = (f"POST {path} HTTP/1.1\r\nHost: {node.admin}\r\n{auth}{extra}Content-Type: application/octet-stream\r\n"
                f"Content-Length: {len(body)}\r\n\r\n").encode() + body
     status, _, text = http(host, int(port), request)
     return status, text
@@ -123,6 +123,9 @@ def case_admin_lock(c, ctl):
             want = 403 if credential else 401  # "Bearer " alone names no token
             assert status == want, f"POST {route} with {label} token: {status}, not {want}: {text[:200]}"
     time.sleep(0.5)
+    # A browser's form post carries an Origin: refused even with the token.
+    status, text = post(n1, f"/tell?to={n2.address}/counter", token, extra="Origin: http://evil.example\r\n")
+    assert status == 403 and "browsers" in text, f"a control request with an Origin: {status} {text[:200]}"
     after = counter(ctl, n1, n2, token_file)
     assert after == before, f"the counter moved from {before} to {after}: a refused tell got through"
     views_unchanged(c, "after the refused control requests")
@@ -135,6 +138,7 @@ def case_admin_lock(c, ctl):
     no_credential = n1.metric('weft_admin_refused_total{reason="no_credential"}')
     bad_credential = n1.metric('weft_admin_refused_total{reason="bad_credential"}')
     assert no_credential >= 6 and bad_credential >= 3, f"refusals counted: {no_credential}, {bad_credential}"
+    assert n1.metric('weft_admin_refused_total{reason="browser_origin"}') >= 1, "the Origin refusal is not counted"
     out = subprocess.run([ctl, f"--admin={n1.admin}", "tell", f"{n2.address}/counter", "x"], capture_output=True,
                          text=True)
     assert out.returncode == 1 and "refused" in out.stderr, f"weftctl without the token: {out.stdout}{out.stderr}"
@@ -142,7 +146,8 @@ def case_admin_lock(c, ctl):
                           "x"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "sent", f"weftctl tell with the token: {out.stdout}{out.stderr}"
     print(f"control without a token: 401 on {len(CONTROL)} routes, 401 with an empty one, 403 with a wrong one "
-          f"(no_credential {no_credential:.0f}, bad_credential {bad_credential:.0f}); the counter did not move; "
+          f"(no_credential {no_credential:.0f}, bad_credential {bad_credential:.0f}), 403 with the token and an "
+          f"Origin header; the counter did not move; "
           "read-only routes open; /flood 404")
 
     leaver = c.nodes[2]
@@ -204,6 +209,9 @@ def case_admin_bounds(c, ctl):
                "5\r\nhello\r\n0\r\n\r\n").encode()
     status, _, text = http(host, port, chunked)
     assert status == 411, f"a chunked body: {status} {text[:200]}"
+    unbounded = f"POST /tell?to={n2.address}/counter HTTP/1.1\r\nHost: {n1.admin}\r\n\r\nhello".encode()
+    status, _, text = http(host, port, unbounded)
+    assert status == 411, f"a POST without a Content-Length: {status} {text[:200]}"
     big_head = b"GET /health HTTP/1.1\r\n" + b"".join(b"X-Pad-%d: %s\r\n" % (i, b"p" * 900) for i in range(200))
     status, _, _ = http(host, port, big_head)
     assert status != 200, "a 180 KB request head was answered 200"
