@@ -5,6 +5,8 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <arpa/inet.h>
 
 #include <asio/experimental/as_tuple.hpp>
 
@@ -166,6 +168,32 @@ std::shared_ptr<asio::ssl::context> Node::load_tls(std::string& error) const {
   context->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert, ec);
   if (ec) return failed("cannot require peer certificates");
   return context;
+}
+
+std::optional<std::vector<std::string>> Node::peer_names(const Link& link) const {
+  if (!options_.tls.check_names || !link.tls) return std::nullopt;
+  std::vector<std::string> names;  // none: a certificate without names allows no host
+  X509* cert = SSL_get0_peer_certificate(link.tls->native_handle());
+  if (cert == nullptr) return names;
+  auto* general = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  for (int i = 0; general != nullptr && i < sk_GENERAL_NAME_num(general); ++i) {
+    const GENERAL_NAME* name = sk_GENERAL_NAME_value(general, i);
+    if (name->type == GEN_DNS) {
+      const ASN1_IA5STRING* dns = name->d.dNSName;
+      names.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(dns)),
+                         static_cast<std::size_t>(ASN1_STRING_length(dns)));
+    } else if (name->type == GEN_IPADD) {
+      const ASN1_OCTET_STRING* ip = name->d.iPAddress;
+      const int length = ASN1_STRING_length(ip);
+      char text[INET6_ADDRSTRLEN] = {};
+      if ((length == 4 || length == 16) &&
+          ::inet_ntop(length == 4 ? AF_INET : AF_INET6, ASN1_STRING_get0_data(ip), text, sizeof text) != nullptr) {
+        names.emplace_back(text);
+      }
+    }
+  }
+  GENERAL_NAMES_free(general);
+  return names;
 }
 
 bool Node::reload_tls(std::string& error) {
@@ -339,7 +367,7 @@ asio::awaitable<void> Node::accept_tls(std::shared_ptr<Link> link) {
   handshaking_.erase(link->handshake_order);
   if (failure || link->closed || stopped_) co_return;
   link->connected = true;
-  const LinkId id = kernel_.handle_link_accepted(now());
+  const LinkId id = kernel_.handle_link_accepted(now(), peer_names(*link));
   links_[id] = link;
   drain();
   co_await read_loop(id, link, *link->tls);
@@ -459,7 +487,7 @@ asio::awaitable<void> Node::connect(LinkId id, std::shared_ptr<Link> link, NodeA
     }
   }
   link->connected = true;
-  kernel_.handle_link_up(now(), id);
+  kernel_.handle_link_up(now(), id, link->tls ? peer_names(*link) : std::nullopt);
   drain();
   if (link->tls) {
     co_await read_loop(id, link, *link->tls);

@@ -56,6 +56,12 @@ struct NodeOptions {
     std::string cert;
     std::string key;
     std::string ca;
+    // The peer's certificate must name the host it claims in its hello (an
+    // acceptor's check) or the host we dialed (a dialer's): subjectAltName
+    // IP addresses and DNS names. Off where NAT or port mapping make the
+    // advertised address one no certificate names; the CA then alone says
+    // who is a member.
+    bool check_names = true;
     bool on() const { return !cert.empty() || !key.empty() || !ca.empty(); }
   } tls;
 };
@@ -143,6 +149,9 @@ class Node {
   template <class Stream>
   void write(Stream& stream, const std::shared_ptr<Link>& link, LinkId id, std::span<const std::uint8_t> bytes);
   std::shared_ptr<asio::ssl::context> load_tls(std::string& error) const;
+  // The names a link's verified peer certificate gives, for the kernel to
+  // check (Kernel::handle_link_accepted); nullopt without TLS or the check.
+  std::optional<std::vector<std::string>> peer_names(const Link& link) const;
   asio::awaitable<void> timer_loop();
   void on_command(LinkCommand&& command);
   void on_transmit(const Transmit& transmit);

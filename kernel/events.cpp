@@ -35,6 +35,7 @@ std::string_view to_string(CloseReason reason) {
     case CloseReason::wrong_peer: return "wrong_peer";
     case CloseReason::idle: return "idle";
     case CloseReason::handshake_capacity: return "handshake_capacity";
+    case CloseReason::wrong_name: return "wrong_name";
   }
   return "invalid";
 }

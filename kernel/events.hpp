@@ -51,6 +51,7 @@ enum class CloseReason : std::uint8_t {
   wrong_peer,            // we dialed a member's address and another node answered
   idle,                  // nothing queued for link_idle_timeout, and the peer is neither gossip view nor subject
   handshake_capacity,    // the oldest of max_pending_handshakes accepted links awaiting their handshake, for a newer one
+  wrong_name,            // the peer's TLS certificate does not name the host it claims (or we dialed)
 };
 
 inline constexpr std::array kAllCloseReasons = {
@@ -60,11 +61,12 @@ inline constexpr std::array kAllCloseReasons = {
     CloseReason::control_overflow, CloseReason::rejoining,          CloseReason::shutting_down,
     CloseReason::handshake_timeout, CloseReason::bad_proof,      CloseReason::unauthenticated,
     CloseReason::wrong_peer,       CloseReason::idle,               CloseReason::handshake_capacity,
+    CloseReason::wrong_name,
 };
-// Every reason once, in order; a reason added after handshake_capacity
-// must move the second line.
+// Every reason once, in order; a reason added after wrong_name must move
+// the second line.
 static_assert(lists_values_in_order(kAllCloseReasons));
-static_assert(kAllCloseReasons.back() == CloseReason::handshake_capacity);
+static_assert(kAllCloseReasons.back() == CloseReason::wrong_name);
 
 std::string_view to_string(LinkDownCause cause);
 std::string_view to_string(CloseReason reason);

@@ -155,9 +155,13 @@ class Kernel {
 
   // --- inputs
   // A peer connected to us; returns the id the driver must use for it.
-  LinkId handle_link_accepted(Instant now);
-  // A link we asked for (ConnectCommand) is connected.
-  void handle_link_up(Instant now, LinkId link);
+  // `peer_names`: the names (IP addresses, DNS names) the peer's verified
+  // TLS certificate gives, where the driver checks them; the host its
+  // hello names must be one of them (else wrong_name). nullopt: unchecked.
+  LinkId handle_link_accepted(Instant now, std::optional<std::vector<std::string>> peer_names = std::nullopt);
+  // A link we asked for (ConnectCommand) is connected; `peer_names` as
+  // above, against the host we dialed.
+  void handle_link_up(Instant now, LinkId link, std::optional<std::vector<std::string>> peer_names = std::nullopt);
   // A link is gone (or a connect failed).
   void handle_link_down(Instant now, LinkId link, LinkDownCause cause);
   // Bytes read from a link; on a link we dialed, only after handle_link_up

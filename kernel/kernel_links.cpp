@@ -5,6 +5,7 @@
 // kernel/links/ (link_state.hpp draws the diagrams); here is the protocol
 // that decides when to move them.
 #include <algorithm>
+#include <cctype>
 
 #include "kernel/kernel.hpp"
 #include "kernel/kernel_internal.hpp"
@@ -164,10 +165,27 @@ bool Kernel::replace_auth_keys(std::vector<AuthKey> keys, std::string& error) {
   return true;
 }
 
-LinkId Kernel::handle_link_accepted(Instant now) {
+namespace {
+
+// Whether a certificate's names allow `host`: unchecked without names;
+// DNS names compare without regard to case, addresses as the text they are.
+bool names_allow(const std::optional<std::vector<std::string>>& names, std::string_view host) {
+  if (!names) return true;
+  const auto same = [&](const std::string& name) {
+    return name.size() == host.size() && std::equal(name.begin(), name.end(), host.begin(), [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+           });
+  };
+  return std::any_of(names->begin(), names->end(), same);
+}
+
+}  // namespace
+
+LinkId Kernel::handle_link_accepted(Instant now, std::optional<std::vector<std::string>> peer_names) {
   advance(now);
   // Raised to max_frame_bytes once the dialer has proven itself (accept_peer).
   const LinkId id = links_.accept(wire::kMaxHandshakeFrameBytes, now_ + config_.handshake_timeout);
+  links_.find_inbound(id)->second.peer_names = std::move(peer_names);
   WEFT_ASSERT(links_.next_handshake_deadline() <= now_ + config_.handshake_timeout);
   if (links_.pending_handshakes() > config_.max_pending_handshakes) {
     const LinkId oldest = links_.oldest_pending_handshake();
@@ -177,12 +195,13 @@ LinkId Kernel::handle_link_accepted(Instant now) {
   return id;
 }
 
-void Kernel::handle_link_up(Instant now, LinkId link) {
+void Kernel::handle_link_up(Instant now, LinkId link, std::optional<std::vector<std::string>> peer_names) {
   advance(now);
   const OutboundIt it = links_.outbound_of(link);
   if (!links_.found(it)) return;  // closed meanwhile
   Outbound& out = it->second;
   links_.link_up(it);
+  out.peer_names = std::move(peer_names);
   out.decoder = wire::FrameDecoder(wire::kMaxHandshakeFrameBytes);
   WEFT_ASSERT(!out.peer.has_value() && out.handshake.empty());
   out.nonce = fresh_nonce();
@@ -307,6 +326,10 @@ void Kernel::on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payl
     close_outbound(peer, *refused);
     return;
   }
+  if (!names_allow(out.peer_names, peer.host)) {
+    close_outbound(peer, CloseReason::wrong_name);
+    return;
+  }
   // We dialed a member's address and someone else answered: a stale DNS
   // entry, a reused port, or a relay. Its hello (and proof) name another
   // node, so nothing on this link may count for the member we meant.
@@ -348,6 +371,10 @@ void Kernel::on_hello(InboundIt it, const wire::Hello& hello) {
   }
   if (const auto refused = check_hello(hello)) {
     close_inbound(link, *refused);
+    return;
+  }
+  if (!names_allow(in.peer_names, hello.address.host)) {
+    close_inbound(link, CloseReason::wrong_name);
     return;
   }
   const MemberId sender{hello.address.to_owned(), Incarnation{hello.incarnation}};

@@ -309,6 +309,7 @@ void judge_honest_links(const std::string& who, const Simulator::RogueOutcome& o
       case CloseReason::unexpected_frame:
       case CloseReason::control_overflow:
       case CloseReason::handshake_capacity:
+      case CloseReason::wrong_name:
         failures.push_back("W3: " + who + " also closed an honest link (" + std::string(to_string(reason)) + ")");
         break;
     }

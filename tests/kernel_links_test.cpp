@@ -97,6 +97,36 @@ TEST(KernelLinks, PastMaxPendingHandshakesTheOldestWaitingIsClosed) {
   EXPECT_NE(closed[0].link, third);
 }
 
+TEST(KernelLinks, AHelloMustNameAHostItsCertificateGives) {
+  Kernel k(config(), 1);
+  const Instant start = started(k);
+  using Names = std::optional<std::vector<std::string>>;
+  struct Case {
+    Names names;
+    bool kept;
+    const char* why;
+  };
+  const Case cases[] = {
+      {std::nullopt, true, "unchecked: no TLS, or tls_check_names = false"},
+      {std::vector<std::string>{"10.0.0.9", "10.0.0.2"}, true, "one of the names is the hello's host"},
+      {std::vector<std::string>{"10.0.0.9", "node2.example"}, false, "a valid certificate for another host"},
+      {std::vector<std::string>{}, false, "a certificate without names allows no host"},
+  };
+  std::uint64_t refused = 0;
+  for (const Case& c : cases) {
+    const LinkId link = k.handle_link_accepted(start, c.names);
+    k.handle_bytes(start, link, hello_frame());
+    const std::vector<CloseCommand> closed = closes(k);
+    EXPECT_EQ(closed.empty(), c.kept) << c.why;
+    if (!c.kept) {
+      ++refused;
+      ASSERT_EQ(closed.size(), 1U) << c.why;
+      EXPECT_EQ(closed[0].reason, CloseReason::wrong_name) << c.why;
+    }
+  }
+  EXPECT_EQ(k.counters().links_closed[static_cast<std::size_t>(CloseReason::wrong_name)], refused);
+}
+
 // Without a key anyone who reaches the port can say hello; a dialer that is
 // no member here needs no link once its frames are read, so one silent for
 // link_idle_timeout / 4 is closed (checked every quarter timeout), while one

@@ -100,6 +100,11 @@ const std::vector<Entry>& entries() {
       {{"tls_cert", kPemPath}, path(&DaemonConfig::tls_cert)},  // this node's certificate (chain)
       {{"tls_key", kPemPath}, path(&DaemonConfig::tls_key)},    // its private key, unencrypted
       {{"tls_ca", kPemPath}, path(&DaemonConfig::tls_ca)},      // the CA that signs every member's certificate
+      {{"tls_check_names", "true or false (false: the CA alone, where NAT hides the advertised address)"},
+       [](DaemonConfig& c, std::string_view v) {
+         c.tls_check_names = v == "true";
+         return v == "true" || v == "false";
+       }},
       {{"incarnation", "a whole number above 0 (default: the start time in ms)"},
        [](DaemonConfig& c, std::string_view v) { return parse_unsigned(v, c.kernel.incarnation.value); }},
       {{"seeds", "host:port[,host:port...] (in a file: an array of strings)"},
@@ -481,8 +486,10 @@ std::string to_text(const DaemonConfig& config) {
                                                       : config.admin_token_file) + "\n";
   if (config.tls()) {
     text += "tls_cert = " + config.tls_cert + "\ntls_key = " + config.tls_key + "\ntls_ca = " + config.tls_ca +
-            "\n# tls: required on every link (TLS 1.3, certificates checked both ways against tls_ca; never "
-            "negotiated)\n";
+            "\ntls_check_names = " + (config.tls_check_names ? "true" : "false") +
+            "\n# tls: required on every link (TLS 1.3, certificates checked both ways against tls_ca" +
+            (config.tls_check_names ? ", and the names in them against the host claimed or dialed" : "") +
+            "; never negotiated)\n";
   } else {
     text += "# tls: off, plaintext links (tls_cert, tls_key and tls_ca together require TLS)\n";
   }

@@ -35,6 +35,9 @@ struct DaemonConfig {
   std::string tls_cert;
   std::string tls_key;
   std::string tls_ca;
+  // A peer's certificate must name the host it claims or we dialed
+  // (io::NodeOptions::Tls::check_names); false where NAT hides it.
+  bool tls_check_names = true;
   std::vector<std::string> given;  // keys a file or flag set, in order
   std::vector<std::string> given_at;  // where each of them was set ("file:line: " or "--set ")
   bool tls() const { return !tls_cert.empty() && !tls_key.empty() && !tls_ca.empty(); }

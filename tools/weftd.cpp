@@ -498,7 +498,7 @@ int main(int argc, char** argv) {
   options.seed = (std::uint64_t{entropy()} << 32) ^ entropy();
   options.on_event = [&d](const weft::Event& e) { d.on_event(e); };
   options.on_warning = [](const std::string& w) { spdlog::warn("{}", w); };
-  options.tls = {config.tls_cert, config.tls_key, config.tls_ca};
+  options.tls = {config.tls_cert, config.tls_key, config.tls_ca, config.tls_check_names};
   d.node = std::make_unique<weft::io::Node>(d.io, options);
   // Before the node says it is listening: a SIGHUP sent on that line must
   // reload, not end the process (SIGHUP's default action).

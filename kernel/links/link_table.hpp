@@ -86,6 +86,9 @@ struct OutboundLink {
   std::vector<std::uint8_t> handshake;
   std::array<std::uint8_t, wire::kNonceBytes> nonce{};
   std::uint64_t hello_incarnation = 0;
+  // The names the acceptor's certificate gives (handle_link_up); nullopt:
+  // not checked (no TLS). The dialed host must be one of them.
+  std::optional<std::vector<std::string>> peer_names;
   std::vector<std::uint8_t> control;    // whole frames, sent first
   std::vector<std::uint8_t> user;       // whole frames; those before user_head are written
   std::size_t user_head = 0;
@@ -115,6 +118,7 @@ struct OutboundLink {
     writing = false;
     in_flight.clear();
     handshake.clear();
+    peer_names.reset();
   }
   // The data each state promises (link_state.hpp); asserted after each move.
   void check() const;
@@ -135,6 +139,9 @@ struct InboundLink {
   std::optional<MemberId> peer;
   Instant hello_due;                    // closed if not established by then
   Instant last_read;                    // bytes last came: Kernel::close_idle_inbound
+  // The names the dialer's certificate gives (handle_link_accepted);
+  // nullopt: not checked. The host its hello names must be one of them.
+  std::optional<std::vector<std::string>> peer_names;
   // Authenticated links, from the dialer's hello on: who it claims to be,
   // and the nonces and incarnation the proofs cover.
   std::optional<MemberId> claimed;

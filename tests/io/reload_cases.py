@@ -8,6 +8,10 @@
 - reload_tls: n1's certificate renewed in place and SIGHUP: the next TLS
   handshake presents the new certificate while the cluster stays up; a
   reload of a broken certificate file is refused and the renewed one stays.
+- tls_wrong_host: a valid certificate from the cluster's CA for another
+  host is refused both ways (wrong_name): as a dialer whose hello claims
+  an address its certificate does not name, and as the acceptor a node
+  dialed at an address its certificate does not name.
 """
 
 import os
@@ -160,3 +164,38 @@ def case_reload_tls(c, ctl):
     print(f"TLS reload by SIGHUP: n1's renewed certificate presented on the next handshake; a broken certificate "
           f"file refused on reload, the renewed one kept; n3 restarted up everywhere in {took:.2f} s; nobody "
           "suspected")
+
+
+def case_tls_wrong_host(c, ctl):
+    ca = Ca(os.path.join(c.workdir, "pki"), "weft-test-ca")
+    members, imposter, dialer = c.nodes[:3], c.nodes[3], c.nodes[4]
+    for n in members + [dialer]:
+        n.settings = ca.settings(n.host, f"n{n.index}")
+    # The CA's own certificate, for a host that is not the imposter's.
+    imposter.settings = ca.settings(f"127.0.{c.net}.77", "imposter")
+    for n in members:
+        n.start()
+    converged = c.all_up(members)
+    c.wait("3 TLS nodes see each other up", converged, 20)
+
+    def wrong_name(nodes):
+        return sum(n.metric('weft_links_closed_total{reason="wrong_name"}') or 0 for n in nodes)
+    imposter.start()  # dials n1 and n2, its hello naming 127.0.<net>.4
+    took = c.wait("the members refuse the imposter's hello (wrong_name)", lambda: wrong_name(members[:2]) >= 1, 10)
+    dialer.seeds = [imposter]  # dials the imposter at 127.0.<net>.4, whose certificate names .77
+    dialer.start()
+    took_dialer = c.wait("the dialer refuses the imposter's certificate (wrong_name)",
+                         lambda: wrong_name([dialer]) >= 1, 10)
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        for n in members:
+            view = n.view()
+            assert view is not None, f"{n.address} stopped answering"
+            seen = {m["address"] for m in view["members"]} & {imposter.address, dialer.address}
+            assert not seen, f"{n.address} lets {seen} into its view"
+        assert converged(), "the members lost convergence"
+        time.sleep(0.2)
+    nobody_suspected(c)
+    print(f"wrong host: a CA-signed certificate for 127.0.{c.net}.77 refused as the dialer's (members counted "
+          f"wrong_name in {took:.2f} s) and as the acceptor's (its dialer counted wrong_name in {took_dialer:.2f} s); "
+          "neither joined; the members stayed one view")

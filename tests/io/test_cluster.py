@@ -28,7 +28,7 @@ from weftcluster import Ca, Cluster, Miss  # noqa: E402
 import weftwire  # noqa: E402
 from admin_cases import case_admin_bounds, case_admin_lock  # noqa: E402,F401
 from limit_cases import case_handshake_flood, case_handshake_flood_tls  # noqa: E402,F401
-from reload_cases import case_reload_keys, case_reload_tls  # noqa: E402,F401
+from reload_cases import case_reload_keys, case_reload_tls, case_tls_wrong_host  # noqa: E402,F401
 
 
 def converge(c, size):
@@ -979,7 +979,7 @@ def case_strangers(c, ctl):
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-SIZES = {"five_converge": 5, "partition": 5, "tls": 5, "auth": 5}
+SIZES = {"five_converge": 5, "partition": 5, "tls": 5, "auth": 5, "tls_wrong_host": 5}
 SETTINGS = {"strangers": (f"--set=link_idle_timeout={STRANGER_IDLE:.0f}s",)}
 
 

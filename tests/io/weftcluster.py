@@ -63,10 +63,11 @@ class Node:
         self.log_path = os.path.join(cluster.workdir, f"n{index}.log")
         self.lives = 0
         self.settings = []  # this node's own flags (its TLS files), on every start
+        self.seeds = None  # the nodes it names as seeds; None: the cluster's first two
         self.stopped = False  # the test itself stopped this life (kill, SIGTERM): it may be dead
 
     def start(self, extra=()):
-        seeds = [f"--seed={n.address}" for n in self.cluster.nodes[:2]]
+        seeds = [f"--seed={n.address}" for n in (self.cluster.nodes[:2] if self.seeds is None else self.seeds)]
         args = [self.cluster.weftd, f"--advertise={self.address}", f"--admin={self.admin}",
                 f"--cluster={self.cluster.name}", *seeds, *self.cluster.settings, *self.settings, *extra]
         self.lives += 1
