@@ -130,8 +130,6 @@ class Node {
   void drain();
   Instant now() const;
   const DriverStats& stats() const { return stats_; }
-  // Connections open now, either direction, TLS handshakes included.
-  std::size_t open_links() const { return links_.size() + handshaking_.size(); }
   // The port the listener got (useful when bind's port was 0).
   std::uint16_t listening_port() const;
 

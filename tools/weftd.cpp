@@ -69,6 +69,18 @@ class Counter final : public weft::Behavior {
   std::uint64_t count_ = 0;
 };
 
+// Waits for `result` until `limit` has passed or `give_up()` holds, in 50 ms
+// slices: a wait on the io thread must end once it, or the admin server,
+// has stopped, not run out its whole limit.
+template <class T>
+bool wait_ready(const std::future<T>& result, std::chrono::milliseconds limit, const std::function<bool()>& give_up) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+    if (give_up() || std::chrono::steady_clock::now() >= until) return false;
+  }
+  return true;
+}
+
 struct AskReply {
   std::string outcome;
   std::string body;
@@ -227,11 +239,7 @@ struct Daemon {
     auto promise = std::make_shared<std::promise<T>>();
     std::future<T> result = promise->get_future();
     asio::post(io, [promise, work = std::move(work)] { promise->set_value(work()); });
-    // In slices: once the io thread has stopped, the work never runs.
-    const auto until = std::chrono::steady_clock::now() + limit;
-    while (result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
-      if (io.stopped() || std::chrono::steady_clock::now() >= until) return std::nullopt;
-    }
+    if (!wait_ready(result, limit, [this] { return io.stopped(); })) return std::nullopt;  // the work never ran
     return result.get();
   }
 };
@@ -317,12 +325,7 @@ void serve_admin(Daemon& d, weft::tools::AdminServer& server) {
       return;
     }
     std::future<AskReply> reply = (*future)->get_future();
-    // In slices, so a stopping server does not wait out a long ask.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms + 2000);
-    while (reply.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready &&
-           std::chrono::steady_clock::now() < until && !server.stopping()) {
-    }
-    if (reply.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    if (!wait_ready(reply, std::chrono::milliseconds(timeout_ms + 2000), [&] { return server.stopping(); })) {
       res.status = 504;
       res.set_content("no completion\n", "text/plain");
       return;

@@ -22,14 +22,6 @@ BURST = 100
 BURST_EVERY = 0.5
 
 
-def rss_mib(node):
-    with open(f"/proc/{node.proc.pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def flood(c, tls):
     if tls:
         ca = Ca(os.path.join(c.workdir, "pki"), "weft-test-ca")
@@ -49,7 +41,7 @@ def flood(c, tls):
     evicted_before = n1.metric(evicted_metric, missing=None)
     assert evicted_before is not None, f"weftd exports no {evicted_metric}"
     timeouts_before = n1.metric(timeout_metric)
-    rss_before = rss_mib(n1)
+    rss_before = n1.rss_mib()
     rss_peak = rss_before
     held = []
     opened = 0
@@ -68,7 +60,7 @@ def flood(c, tls):
                     opened += 1
                 except OSError:
                     s.close()
-            rss_peak = max(rss_peak, rss_mib(n1))
+            rss_peak = max(rss_peak, n1.rss_mib())
             elapsed = time.monotonic() - t0
             if rejoin_started is None and elapsed > 5.0:
                 # A graceful leave, then a new life: its hello to n1 must get

@@ -179,6 +179,14 @@ class Node:
                 samples[name] = float(value)
         return samples
 
+    def rss_mib(self):
+        """The process's resident memory (VmRSS), in MiB."""
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        return 0.0
+
     def log(self):
         with open(self.log_path) as f:
             return f.read()
