@@ -420,6 +420,31 @@ class Ca:
                 "-out", base + ".crt", "-days", "2", "-extfile", base + ".ext")
         return base + ".crt", base + ".key"
 
+    def issue_expired(self, host, name, days_ago=1):
+        """Key and certificate for a node at `host`, as issue() makes them but
+        valid from days_ago + 1 days ago until days_ago days ago: expired.
+        `openssl ca` sets past dates (-startdate, -enddate); OpenSSL 3.0's
+        x509 -req counts -days from now. Returns (cert, key) paths."""
+        base = os.path.join(self.directory, name)
+        db = os.path.join(self.directory, f"{self.name}.db")
+        os.makedirs(db, exist_ok=True)
+        open(os.path.join(db, "index.txt"), "a").close()
+        with open(base + ".cnf", "w") as f:
+            f.write(f"[ca]\ndefault_ca = this\n[this]\ndatabase = {db}/index.txt\nnew_certs_dir = {db}\n"
+                    f"serial = {db}/serial\n"
+                    "default_md = sha256\npolicy = any\nunique_subject = no\n[any]\ncommonName = supplied\n")
+        with open(base + ".ext", "w") as f:
+            f.write("basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+                    f"extendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=IP:{host}\n")
+        openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-noenc",
+                "-keyout", base + ".key", "-out", base + ".csr", "-subj", f"/CN={host}")
+        now = time.time()
+        stamp = lambda t: time.strftime("%Y%m%d%H%M%SZ", time.gmtime(t))  # noqa: E731
+        openssl("ca", "-batch", "-notext", "-rand_serial", "-config", base + ".cnf", "-cert", self.cert,
+                "-keyfile", self.key, "-in", base + ".csr", "-out", base + ".crt", "-extfile", base + ".ext",
+                "-startdate", stamp(now - (days_ago + 1) * 86400), "-enddate", stamp(now - days_ago * 86400))
+        return base + ".crt", base + ".key"
+
     def settings(self, host, name, trust=None):
         """weftd flags for a node with a certificate from this CA, trusting
         `trust` (another Ca; this one by default)."""
