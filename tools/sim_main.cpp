@@ -492,9 +492,11 @@ int mutations(const Options& o) {
     std::uint64_t failed = 0;
     std::uint64_t with_branch = 0;
     std::optional<std::uint64_t> first_caught;
+    std::vector<std::uint64_t> failed_seeds;
     for (const weft::tools::SeedOutcome& outcome : run_sweep(m, seeds)) {
       if (outcome.verdict == weft::tools::kVerdictPass) continue;
       ++failed;
+      failed_seeds.push_back(outcome.seed);
       const std::string_view property = property_of(outcome.first_failure);
       ++by_property[std::string(property)];
       if (property == t.property && outcome.first_failure.find(t.branch) != std::string::npos) {
@@ -519,10 +521,19 @@ int mutations(const Options& o) {
       replay = "seed " + std::to_string(*first_caught) + ": " + std::to_string(result.failures.size()) +
                " failure line(s), " + (others == 0 ? "all " + std::string(t.property) : std::to_string(others) + " of other properties");
     }
-    std::printf("%-22s %-4s %3llu of %zu:%s; %llu with \"%s\"; %s%s\n", std::string(t.name).c_str(),
-                std::string(t.property).c_str(), static_cast<unsigned long long>(failed), seeds.size(), tally.c_str(),
-                static_cast<unsigned long long>(with_branch), std::string(t.branch).c_str(), replay.c_str(),
-                caught ? "" : "   <- NOT CAUGHT");
+    // The control: every seed the defect failed passes without it, so the
+    // defect, not the seed, is what failed (the whole clean sweep runs above
+    // when every mutation is swept, and as sim_sweep_smoke).
+    std::uint64_t control_failed = 0;
+    for (const weft::tools::SeedOutcome& outcome : run_sweep(plain, failed_seeds)) {
+      if (outcome.verdict != weft::tools::kVerdictPass) ++control_failed;
+    }
+    caught = caught && control_failed == 0;
+    std::printf("%-22s %-4s %3llu of %zu:%s; %llu with \"%s\"; %s; without it %llu of %zu fail%s\n",
+                std::string(t.name).c_str(), std::string(t.property).c_str(), static_cast<unsigned long long>(failed),
+                seeds.size(), tally.c_str(), static_cast<unsigned long long>(with_branch), std::string(t.branch).c_str(),
+                replay.c_str(), static_cast<unsigned long long>(control_failed), failed_seeds.size(),
+                caught ? "" : control_failed != 0 ? "   <- FAILS WITHOUT THE DEFECT" : "   <- NOT CAUGHT");
     std::fflush(stdout);
     all_caught = all_caught && caught;
   }
