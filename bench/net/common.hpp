@@ -25,6 +25,9 @@ namespace weft::bench::net {
 
 struct Options {
   bool quick = false;       // smoke mode: small counts, numbers only
+  // The soak's speed verdicts (throughput, ask latency) decide its exit
+  // code; false in smoke, which still judges its correctness verdicts.
+  bool judge_speed = true;
   int runs = 3;             // repetitions; tables show the median
   int cpu = 0;              // the CPU a one-core harness is pinned to
   int second_cpu = 1;       // the other thread's CPU in the two-thread rows
@@ -153,6 +156,8 @@ void run_ask(const Options& options);
 void run_scaling(const Options& options);
 int run_scaling_child(int argc, char** argv);
 void run_stages(const Options& options);
-int run_soak(const Options& options);
+// The judged soak criteria that failed, one line each naming the criterion
+// and what it measured; empty when the soak passed.
+std::vector<std::string> run_soak(const Options& options);
 
 }  // namespace weft::bench::net
