@@ -74,6 +74,10 @@ struct Mutations {
   bool claim_refutation_off = false;  // W4: a node takes no newer life to refute a forged claim about
                                       //     itself: it refuses a newer incarnation, which keeps circulating,
                                       //     and takes a leave it never asked for
+  bool nonce_reuse = false;           // W3: a node's handshake nonce is the same on every link, so a
+                                      //     dialer's proof recorded from one link proves the next
+  bool role_unbound = false;          // W3: the handshake transcript omits the prover's role, so the
+                                      //     acceptor's proof reflected back passes as the dialer's
 
   bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;

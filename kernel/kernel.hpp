@@ -239,6 +239,9 @@ class Kernel {
   void on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payload);
   wire::Hello make_hello(std::array<std::uint8_t, wire::kNonceBytes> nonce) const;
   std::array<std::uint8_t, wire::kNonceBytes> fresh_nonce();
+  // The role a proof's transcript names: the prover's, or under the
+  // role_unbound mutation always the dialer's (the transcript binds no role).
+  HandshakeRole transcript_role(HandshakeRole prover) const;
   void on_hello(InboundIt it, const wire::Hello& hello);
   void on_hello_proof(InboundIt it, const wire::HelloProof& proof);
   void accept_peer(InboundIt it, const MemberId& peer);

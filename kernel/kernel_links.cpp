@@ -81,13 +81,19 @@ std::array<std::uint8_t, wire::kNonceBytes> Kernel::fresh_nonce() {
   std::array<std::uint8_t, wire::kNonceBytes> nonce{};
   for (auto& b : nonce) b = static_cast<std::uint8_t>(prng_.next_u64());
   if (!config_.auth.enabled()) return nonce;
+  // The PRNG is drawn either way, so the mutation moves nothing else.
+  if (config_.mutations.nonce_reuse) return whiten_nonce(config_.auth, {}, 0);
   return whiten_nonce(config_.auth, nonce, ++nonces_made_);
+}
+
+HandshakeRole Kernel::transcript_role(HandshakeRole prover) const {
+  return config_.mutations.role_unbound ? HandshakeRole::dialer : prover;
 }
 
 bool Kernel::proof_holds(std::span<const std::uint8_t> proof, HandshakeRole prover, const HelloSide& dialer,
                          const HelloSide& acceptor) const {
   if (config_.mutations.proof_check_off) return true;
-  return verify_handshake(config_.auth, proof, prover, config_.cluster_name, dialer, acceptor);
+  return verify_handshake(config_.auth, proof, transcript_role(prover), config_.cluster_name, dialer, acceptor);
 }
 
 std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
@@ -344,7 +350,8 @@ void Kernel::on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payl
       close_outbound(peer, CloseReason::bad_proof);
       return;
     }
-    const Proof proof = sign_handshake(config_.auth, HandshakeRole::dialer, config_.cluster_name, dialer, acceptor);
+    const Proof proof =
+        sign_handshake(config_.auth, transcript_role(HandshakeRole::dialer), config_.cluster_name, dialer, acceptor);
     // The handshake buffer, not the control queue: it is lent ahead of
     // everything (a mutation that puts control behind user frames must not
     // put user frames ahead of the proof) and starts empty on every link.
@@ -385,8 +392,8 @@ void Kernel::on_hello(InboundIt it, const wire::Hello& hello) {
     in.dialer_nonce = hello.nonce;
     in.our_nonce = reply.nonce;
     in.our_incarnation = reply.incarnation;
-    proof = sign_handshake(config_.auth, HandshakeRole::acceptor, config_.cluster_name, HelloSide::of(hello),
-                           HelloSide::of(reply));
+    proof = sign_handshake(config_.auth, transcript_role(HandshakeRole::acceptor), config_.cluster_name,
+                           HelloSide::of(hello), HelloSide::of(reply));
     reply.proof = proof;
   }
   append_handshake_frame(in.control, reply);

@@ -52,13 +52,16 @@ struct Fault {
     implausible_incarnation,  // a hello as nodes[1], 2^41 incarnations ahead (memberlist#358)
     forged_row,               // a stranger's hello, then gossip claiming nodes[1] down 2^41 lives on
     wrong_key,                // a handshake as nodes[1], its proof made with another key
-    replayed_proof,           // a handshake as nodes[1] with a proof recorded from an earlier link
+    replayed_proof,           // nodes[1]'s hello and proof recorded from its last link to nodes[0]
     unproven,                 // a hello as nodes[1], then gossip without the proof
     // W4: an insider's gossip past the handshake, claiming of nodes[1] what
     // only nodes[1] may say; nodes[0] takes it (it is plausible), and
     // nodes[1] must refute it within T_refute.
     forged_incarnation,       // nodes[1] live in a newer life, a few to 2^20 lives on
     forged_leaving,           // nodes[1] leaving in its current life, never asked
+    // Last, so the generator's draws (kind - 2 over the kinds above) keep
+    // their meaning: only scenario files play it.
+    reflected_proof,          // a handshake as nodes[1] whose proof is the node's own, sent back
   };
   Kind kind = Kind::crash;
   Duration at;                     // from the start of the run
@@ -115,6 +118,10 @@ struct MutationTarget {
   std::string_view name;
   std::string_view property;
   std::string_view branch;
+  // Set when no generated seed plays the attack the defect opens: the file
+  // in tests/sim_scenarios/ that does (its CTest sim_catches_<name> shows
+  // the defect caught there). `weft-sim mutations` does not sweep it.
+  std::string_view scenario_only = {};
 };
 std::span<const MutationTarget> mutation_targets();
 std::string_view to_string(Fault::Rogue rogue);

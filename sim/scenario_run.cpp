@@ -246,6 +246,9 @@ SimOptions ScenarioRun::options() {
   options.nodes = scenario_.nodes;
   options.network = scenario_.network;
   options.clock_ppm = scenario_.clock_ppm;
+  options.tap_openings = std::any_of(scenario_.faults.begin(), scenario_.faults.end(), [](const Fault& f) {
+    return f.kind == Fault::Kind::rogue && f.rogue == Fault::Rogue::replayed_proof;
+  });
   options.tune = [this](Config& config) {
     config.mutations = scenario_.mutations;
     config.auth = scenario_auth(scenario_.auth, scenario_.seed, config.self);

@@ -65,6 +65,11 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"leader_ignores_reachability", "F1", "(T_down_partition)"}, &Mutations::leader_ignores_reachability},
     {{"downed_gossip_ignored", "M5", "(T_merge)"}, &Mutations::downed_gossip_ignored},
     {{"claim_refutation_off", "W4", "(T_refute)"}, &Mutations::claim_refutation_off},
+    {{"nonce_reuse", "W3", "(sent a proof recorded from another link) did not close"}, &Mutations::nonce_reuse},
+    // Generated seeds never reflect a proof: a new rogue drawn there would move
+    // every hostile seed's schedule (and trace hash).
+    {{"role_unbound", "W3", "(sent the node's own proof back) did not close", "trust_boundary_auth.scenario"},
+     &Mutations::role_unbound},
 };
 
 // Mutations holds nothing but these flags: a new flag without a name fails here.
@@ -144,6 +149,7 @@ std::string_view to_string(Fault::Rogue rogue) {
     case Fault::Rogue::unproven: return "unproven";
     case Fault::Rogue::forged_incarnation: return "forged-incarnation";
     case Fault::Rogue::forged_leaving: return "forged-leaving";
+    case Fault::Rogue::reflected_proof: return "reflected-proof";
   }
   return "?";
 }
@@ -243,7 +249,8 @@ constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage,        Fault::Rogue::
                                     Fault::Rogue::stale_incarnation, Fault::Rogue::implausible_incarnation,
                                     Fault::Rogue::forged_row,     Fault::Rogue::wrong_key,
                                     Fault::Rogue::replayed_proof, Fault::Rogue::unproven,
-                                    Fault::Rogue::forged_incarnation, Fault::Rogue::forged_leaving};
+                                    Fault::Rogue::forged_incarnation, Fault::Rogue::forged_leaving,
+                                    Fault::Rogue::reflected_proof};
 constexpr AuthMode kAuthModes[] = {AuthMode::off, AuthMode::shared, AuthMode::rotating};
 
 // The rogues that impersonate (or forge a record of) an honest node.
@@ -617,7 +624,7 @@ bool parse_damage(LineReader& r, Fault& f, std::string_view kind) {
 
 bool parse_rogue(LineReader& r, Fault& f) {
   r.form = "at <time> rogue nN garbage|wrong-cluster, or rogue nN "
-           "stale-incarnation|implausible-incarnation|forged-row|wrong-key|replayed-proof|unproven nM";
+           "stale-incarnation|implausible-incarnation|forged-row|wrong-key|replayed-proof|unproven|reflected-proof nM";
   f.kind = Fault::Kind::rogue;
   if (!r.node_into(f.nodes)) return false;
   const std::string_view what = r.take();

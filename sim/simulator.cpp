@@ -5,6 +5,8 @@
 
 #include "kernel/drain.hpp"
 #include "kernel/membership/member_table.hpp"
+#include "kernel/wire/frame.hpp"
+#include "kernel/wire/msgpack.hpp"
 
 namespace weft::sim {
 
@@ -106,6 +108,8 @@ struct Simulator::Connection {
   bool corrupted = false;     // damage_stream(corrupt) hit what the dialer sent
   Instant corrupt_arrival;    // ...in the chunk arriving then
   bool corrupt_read = false;  // ...and the acceptor has read that chunk
+  std::vector<std::uint8_t> opening;  // what the dialer sent, until tap_opening() holds two frames
+  bool opening_tapped = false;
 };
 
 namespace {
@@ -265,6 +269,7 @@ void Simulator::reap() {
 void Simulator::transmit(std::uint64_t id, Connection& c, bool from_dialer,
                          std::span<const std::uint8_t> bytes) {
   const std::size_t slot = from_dialer ? 0 : 1;
+  if (options_.tap_openings && from_dialer && !c.opening_tapped) tap_opening(c, bytes);
   std::vector<std::uint8_t> damaged;
   bool reset_after = false;
   if (const auto d = damage_.find({c.dialer, c.acceptor}); from_dialer && d != damage_.end() && bytes.size() > 4) {
@@ -379,6 +384,35 @@ bool Simulator::corrupted_unclosed(std::size_t node) const {
     if (c != nullptr && c->open && c->corrupt_read && c->acceptor == node) return true;
   }
   return false;
+}
+
+// Gathers the dialer's bytes until they hold two whole frames, then keeps
+// exactly those as the pair's latest opening.
+void Simulator::tap_opening(Connection& c, std::span<const std::uint8_t> bytes) {
+  WEFT_ASSERT(options_.tap_openings && !c.opening_tapped);
+  c.opening.insert(c.opening.end(), bytes.begin(), bytes.end());
+  std::size_t whole = 0;  // the bytes of the frames complete so far
+  for (int frame = 0; frame < 2; ++frame) {
+    const std::size_t left = c.opening.size() - whole;
+    const std::size_t length = left < wire::kFrameHeaderBytes ? 0 : wire::load_be32(c.opening.data() + whole);
+    if (left < wire::kFrameHeaderBytes || left - wire::kFrameHeaderBytes < length) {
+      if (c.opening.size() <= kTappedBytes) return;  // the rest is still coming
+      c.opening_tapped = true;                       // nothing honest opens so: keep none of it
+      c.opening = {};
+      return;
+    }
+    whole += wire::kFrameHeaderBytes + length;
+  }
+  WEFT_ASSERT(whole <= c.opening.size());
+  c.opening.resize(whole);
+  openings_[{c.dialer, c.acceptor}] = std::move(c.opening);
+  c.opening = {};
+  c.opening_tapped = true;
+}
+
+const std::vector<std::uint8_t>* Simulator::tapped_opening(std::size_t dialer, std::size_t acceptor) const {
+  const auto found = openings_.find({dialer, acceptor});
+  return found == openings_.end() ? nullptr : &found->second;
 }
 
 Simulator::RogueOutcome Simulator::rogue(std::size_t node, std::span<const std::uint8_t> bytes,

@@ -62,6 +62,9 @@ struct SimOptions {
   std::function<void(std::size_t node, const Event& event)> on_event;
   // After every input a kernel handled, before its outputs are drained.
   std::function<void(std::size_t node, const Kernel& kernel)> after_input;
+  // Keep what tapped_opening() returns (a replaying rogue needs it); off,
+  // nothing is kept.
+  bool tap_openings = false;
 };
 
 // One line of the trace, as the timeline shows it.
@@ -149,6 +152,13 @@ class Simulator {
   };
   using RogueAnswer = std::function<std::vector<std::uint8_t>(std::span<const std::uint8_t> written)>;
   RogueOutcome rogue(std::size_t node, std::span<const std::uint8_t> bytes, const RogueAnswer& answer = {});
+  // A tap on the wire: the first two frames (headers and all) that `dialer`
+  // sent on the last connection it dialed to `acceptor` -- its hello and, on
+  // an authenticated link, its proof -- or none yet (or SimOptions::
+  // tap_openings off). A replaying rogue plays them back. At most
+  // kTappedBytes are held per connection until then.
+  const std::vector<std::uint8_t>* tapped_opening(std::size_t dialer, std::size_t acceptor) const;
+  static constexpr std::size_t kTappedBytes = 64 * 1024;
 
   std::uint64_t trace_hash() const { return trace_hash_; }
   std::uint64_t events_processed() const { return events_processed_; }
@@ -202,6 +212,7 @@ class Simulator {
   void schedule_tick(std::size_t node);
   void transmit(std::uint64_t id, Connection& connection, bool from_dialer,
                 std::span<const std::uint8_t> bytes);
+  void tap_opening(Connection& connection, std::span<const std::uint8_t> bytes);
   void close_connection(std::uint64_t id, Connection& connection, std::size_t closer);
   void reset_connection(std::uint64_t id);
   void close_connections_of(std::size_t node);
@@ -232,6 +243,7 @@ class Simulator {
   Instant spike_until_;
   std::map<std::pair<std::size_t, std::size_t>, Damage> damage_;  // pending, by (dialer, acceptor)
   std::map<std::pair<std::size_t, CloseReason>, std::uint64_t> damaged_closes_;
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<std::uint8_t>> openings_;  // by (dialer, acceptor)
   // While rogue() runs: the node and the link the rogue dialed, and what
   // the node closed.
   std::optional<std::pair<std::size_t, LinkId>> rogue_link_;

@@ -1,6 +1,7 @@
 // W3: see trust_boundary_checker.hpp.
 #include "sim/trust_boundary_checker.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <span>
@@ -9,6 +10,7 @@
 #include "kernel/wire/control.hpp"
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/handshake.hpp"
+#include "kernel/wire/msgpack.hpp"
 #include "sim/scenario.hpp"
 #include "sim/text.hpp"
 
@@ -59,6 +61,7 @@ class RogueScript {
   void forged_row();
   void wrong_key();
   void replayed_proof();
+  void reflected_proof();
   void unproven();
   void forged_incarnation();
   void forged_leaving();
@@ -75,6 +78,10 @@ class RogueScript {
   // The rogue's proof over the real transcript, keyed by `key`, with the
   // node's nonce replaced by `nonce` when given (a proof from another link).
   Simulator::RogueAnswer prove(AuthKey key, std::optional<Nonce> nonce);
+  // Plays back the victim's hello and proof from the last link it dialed
+  // to the target (Simulator::tapped_opening) if that hello names the life
+  // the target knows; false if there is no such recording.
+  bool replay_recording();
   template <class Bytes>
   void random_bytes(Bytes& into) {
     for (auto& b : into) b = static_cast<std::uint8_t>(draw_.next_u64());
@@ -86,6 +93,7 @@ class RogueScript {
   std::uint64_t far_ahead_;  // 2^41 lives past the known one
   bool authenticated_;
   Prng draw_;
+  std::vector<std::uint8_t> recording_;  // the tap's copy: hello_ may view into it
   wire::Hello hello_;
   std::string reply_host_;  // holds the host of the target's hello for prove()
 };
@@ -95,6 +103,9 @@ RogueScript::RogueScript(const Simulator& sim, const Kernel& target, const Fault
       target_(target),
       authenticated_(target.config().auth.enabled()),
       draw_(draw) {
+  if (const std::vector<std::uint8_t>* tapped = victim ? sim.tapped_opening(f.nodes[1], f.nodes[0]) : nullptr) {
+    recording_ = *tapped;
+  }
   const Member* known = victim ? target.members().find(*victim) : nullptr;
   if (known != nullptr) before = *known;
   known_incarnation_ = before ? before->incarnation().value : 1;
@@ -124,6 +135,7 @@ bool RogueScript::write(Fault::Rogue kind) {
       return true;  // its frames are written there
     case Fault::Rogue::wrong_key: wrong_key(); break;
     case Fault::Rogue::replayed_proof: replayed_proof(); break;
+    case Fault::Rogue::reflected_proof: reflected_proof(); break;
     case Fault::Rogue::unproven: unproven(); break;
     case Fault::Rogue::forged_incarnation:
     case Fault::Rogue::forged_leaving:
@@ -220,8 +232,17 @@ void RogueScript::wrong_key() {
   what = "a handshake proven with another key";
 }
 
+// A real replay where the tap recorded the victim dialing the target in the
+// lives both hold now: the victim's own hello (its nonce, its incarnation)
+// and proof, byte for byte. The proof names the nonce the target sent on
+// that link, so it holds only if the target sends that nonce again. With no
+// such recording the rogue signs the transcript over a nonce of its own,
+// standing for a recording made before the run.
 void RogueScript::replayed_proof() {
+  expected = authenticated_ ? CloseReason::bad_proof : CloseReason::unexpected_frame;
+  what = "a proof recorded from another link";
   impersonate();
+  if (authenticated_ && before && replay_recording()) return;
   AuthKey key{};
   if (authenticated_) {
     key = target_.config().auth.keys.front();
@@ -231,8 +252,46 @@ void RogueScript::replayed_proof() {
   Nonce old_nonce{};
   random_bytes(old_nonce);
   answer = prove(key, old_nonce);
+}
+
+bool RogueScript::replay_recording() {
+  // The tap holds two whole frames: the hello, then (authenticated) the proof.
+  if (recording_.size() < wire::kFrameHeaderBytes) return false;
+  const std::size_t hello_end = wire::kFrameHeaderBytes + wire::load_be32(recording_.data());
+  const std::span<const std::uint8_t> tapped(recording_);
+  if (hello_end + wire::kFrameHeaderBytes > tapped.size()) return false;
+  const wire::Decoded<wire::Hello> hello =
+      wire::decode_hello(tapped.subspan(wire::kFrameHeaderBytes, hello_end - wire::kFrameHeaderBytes));
+  const wire::Decoded<wire::HelloProof> proof =
+      wire::decode_hello_proof(tapped.subspan(hello_end + wire::kFrameHeaderBytes));
+  if (!hello.ok() || !proof.ok() || hello.value.address.to_owned() != *victim ||
+      hello.value.incarnation != known_incarnation_) {
+    return false;  // a life the target no longer holds: the hello alone would be refused
+  }
+  hello_ = hello.value;  // its views point into recording_
+  answer = [proof_frame = std::vector<std::uint8_t>(tapped.begin() + static_cast<std::ptrdiff_t>(hello_end),
+                                                    tapped.end()),
+            this](std::span<const std::uint8_t> written) {
+    return reply_hello(written, reply_host_) ? proof_frame : std::vector<std::uint8_t>{};
+  };
+  return true;
+}
+
+// The node's own proof, from its hello to the rogue, sent back as the
+// rogue's: the same key and nonces, only the prover's role differs.
+void RogueScript::reflected_proof() {
+  impersonate();
+  answer = [this](std::span<const std::uint8_t> written) {
+    std::vector<std::uint8_t> out;
+    const std::optional<wire::Hello> reply = reply_hello(written, reply_host_);
+    if (!reply) return out;
+    Proof reflected{};  // unauthenticated, the hello carries none: zeros
+    std::copy_n(reply->proof.begin(), std::min(reply->proof.size(), reflected.size()), reflected.begin());
+    (void)wire::append_frame(out, wire::HelloProof{reflected});
+    return out;
+  };
   expected = authenticated_ ? CloseReason::bad_proof : CloseReason::unexpected_frame;
-  what = "a proof recorded from another link";
+  what = "the node's own proof back";
 }
 
 void RogueScript::unproven() {

@@ -1,10 +1,11 @@
 // W3 at the trust boundary (docs/properties.md): a rogue peer (garbage, a
 // wrong cluster, a stale or implausible incarnation; on authenticated links
-// a proof made with another key, a proof replayed from another link, or no
-// proof at all) has its link closed with the counted reason and no other; a
-// forged gossip row is refused (the ingest guard) and the link stays;
-// either way the victim's record in the target's view does not move. A
-// corrupted stream is closed by its reader with a wire error.
+// a proof made with another key, a proof replayed from another link, no
+// proof at all, or the node's own proof reflected back) has its link
+// closed with the counted reason and no other; a forged gossip row is
+// refused (the ingest guard) and the link stays; either way the victim's
+// record in the target's view does not move. A corrupted stream is closed
+// by its reader with a wire error.
 // (Views are otherwise judged by the other checkers, which excuse none of
 // these faults: a truncated or corrupted link must not cost a suspicion.)
 //

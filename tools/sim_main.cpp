@@ -7,7 +7,9 @@
 // `weft-sim mutations` shows every planted defect caught: per mutation, a
 // sweep over the same seeds, which property caught it in how many seeds, and
 // a replay of the first seed it caught whose every failure line must name
-// that property; an unmutated sweep of the same seeds must pass.
+// that property; an unmutated sweep of the same seeds must pass. A mutation
+// whose attack no generated seed plays (MutationTarget::scenario_only) is
+// listed, not swept: its scenario file's CTest shows it caught.
 //
 // Exit codes: 0 pass, 10 safety failure, 20 liveness failure, 30 a required
 // coverage mark was not hit, 2 bad arguments; a kernel assertion aborts the
@@ -442,13 +444,27 @@ int mutations(const Options& o) {
     bool user = false;
   };
   std::vector<Target> targets;
+  std::vector<weft::sim::MutationTarget> unswept;  // caught by a scenario file only
   const bool every = o.mutations.empty() && o.defects.empty();
   std::size_t kernel_targets = 0;
   for (const weft::sim::MutationTarget& t : weft::sim::mutation_targets()) {
     if (every || std::find(o.mutations.begin(), o.mutations.end(), t.name) != o.mutations.end()) {
-      targets.push_back({std::string(t.name), std::string(t.property), std::string(t.branch), false});
       ++kernel_targets;
+      if (!t.scenario_only.empty()) {
+        unswept.push_back(t);
+        continue;
+      }
+      targets.push_back({std::string(t.name), std::string(t.property), std::string(t.branch), false});
     }
+  }
+  if (!every && !unswept.empty()) {
+    const std::string name(unswept[0].name);
+    std::fprintf(stderr,
+                 "%s mutations: no generated seed plays the attack %s opens; run it with: "
+                 "%s run --mutation %s --scenario tests/sim_scenarios/%s\n",
+                 o.program.c_str(), name.c_str(), o.program.c_str(), name.c_str(),
+                 std::string(unswept[0].scenario_only).c_str());
+    return 2;
   }
   for (const weft::sim::UserWorkload& u : o.registered) {
     if (!o.workloads.empty() && std::find(o.workloads.begin(), o.workloads.end(), u.name) == o.workloads.end()) continue;
@@ -485,6 +501,11 @@ int mutations(const Options& o) {
     all_caught = all_caught && failed == 0;
   }
   std::printf("%-22s %-4s %s\n", "mutation", "prop", "seeds failed, by property; first seed caught, its replay");
+  for (const weft::sim::MutationTarget& t : unswept) {
+    std::printf("%-22s %-4s not swept: no generated seed plays its attack; tests/sim_scenarios/%s does "
+                "(CTest sim_catches_%s)\n", std::string(t.name).c_str(), std::string(t.property).c_str(),
+                std::string(t.scenario_only).c_str(), std::string(t.name).c_str());
+  }
   for (const Target& t : targets) {
     Options m = plain;
     (t.user ? m.defects : m.mutations) = {t.name};

@@ -1,5 +1,8 @@
-# Fails unless LISTED (the mutations CMakeLists.txt gives a CTest each) is
-# exactly the set weft-sim knows, so a new mutation cannot go untested.
+# Fails unless LISTED (the mutations CMakeLists.txt gives a sweep CTest
+# each) and SCENARIO_ONLY (a sim_catches_ CTest each) are together exactly
+# the set weft-sim knows, so a new mutation cannot go untested, and unless
+# weft-sim refuses to sweep each of SCENARIO_ONLY (no generated seed plays
+# its attack: sim::MutationTarget::scenario_only).
 execute_process(COMMAND ${SIM} mutations --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
 string(REGEX REPLACE "\n +" " " help "${help}")
 string(REGEX MATCH "plant a defect in every kernel \\(([a-z_, ]+)\\)" found "${help}")
@@ -8,10 +11,17 @@ if(NOT rc EQUAL 0 OR found STREQUAL "")
 endif()
 string(REPLACE ", " ";" known "${CMAKE_MATCH_1}")
 list(SORT known)
-set(listed ${LISTED})
+set(listed ${LISTED} ${SCENARIO_ONLY})
 list(SORT listed)
 if(NOT known STREQUAL listed)
   message(FATAL_ERROR "weft-sim knows mutations ${known}\nbut tests/sim_scenarios/CMakeLists.txt lists ${listed}")
 endif()
+foreach(mutation IN LISTS SCENARIO_ONLY)
+  execute_process(COMMAND ${SIM} mutations --seeds 1..1 --mutation ${mutation} OUTPUT_QUIET ERROR_VARIABLE err
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 2 OR NOT err MATCHES "no generated seed plays the attack ${mutation} opens")
+    message(FATAL_ERROR "${mutation} is listed scenario-only, but weft-sim would sweep it (exit ${rc}):\n${err}")
+  endif()
+endforeach()
 list(LENGTH known n)
 message(STATUS "all ${n} mutations have a CTest")
