@@ -158,24 +158,36 @@ def case_pause(c, ctl):
     print(f"SIGSTOP until downed: back up {took:.2f} s after SIGCONT as a new incarnation ({old} -> {new})")
 
 
-# A bad peer must lose only its own link (W3): io_bad_peers reads these
-# counters of every node before the bad peers and after. Established dials
-# (dialed less failed) and accepts move only when a link is made again, so
-# an honest link that broke shows there on one side or the other, and its
-# close under some reason on the node that closed it.
+# --- Hostile peers, one attack per case (io_bad_peers_*, io_auth_*), so a
+# failure names the attack that got in. A bad peer must lose only its own
+# link (W3): each case reads these counters of every honest node before
+# its attack and after. Established dials (dialed less failed) and accepts
+# move only when a link is made again, so an honest link that broke shows
+# there on one side or the other, and its close under some reason on the
+# node that closed it.
 LINK_COUNTERS = ("weft_driver_accepted_total", "weft_driver_dialed_total", "weft_driver_connect_failures_total",
                  "weft_ingest_rejected_total")
+# Dials to a stranger's claimed address (nothing listens there) all fail:
+# dialed and failed move together, established dials do not.
+FREE_COUNTERS = ("weft_driver_dialed_total", "weft_driver_connect_failures_total")
 IMPLAUSIBLE_AHEAD = 1 << 41  # twice max_incarnation_jump (2^40, the default)
+ANY = "any"  # an expected move of one or more, however many
+ACCEPTS = "weft_driver_accepted_total"
+INGEST_REJECTED = "weft_ingest_rejected_total"
+NESTING_DEPTH = 100_000
+WIRE_ERRORS = "wire errors"  # every reason of weft_wire_errors_total
 
 
 def link_snapshot(n):
     samples = n.metrics()
     assert samples is not None, f"n{n.index}'s /metrics did not answer"
-    snap = {k: v for k, v in samples.items() if k.startswith("weft_links_closed_total{")}
-    assert snap, f"n{n.index} exports no weft_links_closed_total"
+    snap = {k: v for k, v in samples.items()
+            if k.startswith("weft_links_closed_total{") or k.startswith("weft_wire_errors_total{")}
+    assert any(k.startswith("weft_links_closed_total{") for k in snap), f"n{n.index} exports no weft_links_closed_total"
     for k in LINK_COUNTERS:
         snap[k] = samples.get(k, 0.0)
     snap["established dials"] = snap["weft_driver_dialed_total"] - snap["weft_driver_connect_failures_total"]
+    snap[WIRE_ERRORS] = sum(v for k, v in snap.items() if k.startswith("weft_wire_errors_total{"))
     return snap
 
 
@@ -183,26 +195,48 @@ def records(view):
     return sorted((m["address"], m["incarnation"], m["status"], m["unreachable"]) for m in view["members"])
 
 
-def case_bad_peers(c, ctl):
-    """Bad peers against n1 on real sockets, each with the reason it must be
-    counted: an oversize length and a frame of garbage (wire_error), half a
-    frame and 200 idle connections (handshake_timeout), a hello naming
-    another cluster (wrong_cluster), a hello claiming n2's address in a life
-    below the one n1 is linked to (stale_incarnation), one claiming n2 2^41
-    lives ahead (implausible_incarnation), and a stranger past the handshake
-    gossiping n2 2^41 lives ahead (refused by the ingest guard, its link
-    kept). Every node's close counters and link counters move only by those
-    bad peers' links, and every view is as it was."""
-    converge(c, 3)
-    target, others = c.nodes[0], c.nodes[1:]
-    host, port = target.address.split(":")
-    n2 = c.nodes[1]
-    n2_host, n2_port = n2.address.split(":")
+def key(reason):
+    return f'weft_links_closed_total{{reason="{reason}"}}'
 
-    def send(data, hold=False):
-        s = socket.create_connection((host, int(port)), timeout=2)
+
+def wire_key(reason):
+    return f'weft_wire_errors_total{{reason="{reason}"}}'
+
+
+class Hostile:
+    """What every hostile case shares: the honest nodes (`honest`, by
+    default the whole cluster, converged here) are snapshotted before the
+    attack (close counters by reason, wire errors by reason, established
+    dials, accepts, ingest refusals, every view); the attack's connections
+    to the target (the first honest node) are counted; judge() waits for
+    the attack's counted moves and then asserts that nothing else moved."""
+
+    def __init__(self, c, ctl, attack, honest=None):
+        if honest is None:
+            converge(c, len(c.nodes))
+            honest = c.nodes
+        self.c, self.ctl, self.attack, self.honest = c, ctl, attack, list(honest)
+        self.target = self.honest[0]
+        self.host, self.port = self.target.address.split(":")
+        self.before = {n.index: link_snapshot(n) for n in self.honest}
+        self.views_before = [records(n.view_required(f"before {attack}")) for n in self.honest]
+        assert all(v == self.views_before[0] for v in self.views_before), \
+            f"the views differ before {attack}: {self.views_before}"
+        self.connections = 0  # the attack's own, each accepted by the target
+        self.held = []  # sockets closed only after judge() has counted
+
+    def connect(self):
+        s = socket.create_connection((self.host, int(self.port)), timeout=2)
+        self.connections += 1
+        return s
+
+    def send(self, data, hold=False):
+        """Sends `data` on a new connection; unless held, half-closes and
+        reads until the target closes."""
+        s = self.connect()
         s.sendall(data)
         if hold:
+            self.held.append(s)
             return s
         s.shutdown(socket.SHUT_WR)
         try:
@@ -212,143 +246,235 @@ def case_bad_peers(c, ctl):
             pass
         s.close()
 
-    before = {n.index: link_snapshot(n) for n in c.nodes}
-    views_before = [records(n.view_required("before the bad peers")) for n in c.nodes]
-    assert all(v == views_before[0] for v in views_before), f"the views differ before the bad peers: {views_before}"
-    n2_life = target.member_required(n2, "before the bad peers")["incarnation"]
-    expected = {"wire_error": 2, "handshake_timeout": 201, "wrong_cluster": 1, "stale_incarnation": 1,
-                "implausible_incarnation": 1}
-    connections = 0
+    def refused(self, data, what, within=3):
+        """Sends `data` on a new connection, which the target must close
+        within `within` s without an answer."""
+        self.connections += 1
+        closed, answer = weftwire.refused_frame(self.target.address, data, within)
+        assert closed, f"{self.attack}: n{self.target.index} kept the link of {what} open for {within} s"
+        assert answer == b"", f"{self.attack}: n{self.target.index} answered {what}: {answer.hex()}"
 
+    def refused_hello(self, cluster, claim_host, claim_port, incarnation, what):
+        self.refused(weftwire.frame(weftwire.hello(cluster, claim_host, claim_port, incarnation, os.urandom(16))),
+                     f"a hello naming {cluster!r}, {claim_host}:{claim_port} #{incarnation} ({what})")
+
+    def dialer(self, *args, **kwargs):
+        self.connections += 1
+        return weftwire.Dialer(self.target.address, *args, **kwargs)
+
+    def judge(self, moves, free=()):
+        """`moves`: {(node, counter): expected move (a count, or ANY: one or
+        more)}, every other counter of every honest node as before, but
+        FREE_COUNTERS on the nodes of `free`. Waits for the moves, closes
+        the held sockets, then compares every counter and every view."""
+        c, attack = self.c, self.attack
+        moves = dict(moves)
+        for n in self.honest:  # a wire error named by its reason moves the total too
+            named = [w for (m, k), w in moves.items() if m is n and k.startswith("weft_wire_errors_total{")]
+            if named and (n, WIRE_ERRORS) not in moves:
+                moves[(n, WIRE_ERRORS)] = ANY if ANY in named else sum(named)
+
+        def short():
+            missing = []
+            for (n, k), want in moves.items():
+                moved = link_snapshot(n).get(k, 0.0) - self.before[n.index].get(k, 0.0)
+                if moved < (1 if want == ANY else want):
+                    missing.append(f"n{n.index} {k} +{moved:.0f} of {want}")
+            return True if not missing else Miss(", ".join(missing))
+        took = c.wait(f"{attack}: counted under its reason", short, 10)
+        print(f"{attack}: counted within {took:.2f} s of the last byte sent: " +
+              ", ".join(f"n{n.index} {k} {'+' + str(w) if w != ANY else '+1 or more'}" for (n, k), w in moves.items()))
+        status, body = self.target.get("/health")
+        assert status == 200 and body == "ok\n", f"{attack}: health {status} {body!r}"
+        for s in self.held:
+            s.close()
+        time.sleep(0.5)  # what closing our own ends makes the target count, if anything, is counted by now
+
+        problems = []
+        for n in self.honest:
+            after = link_snapshot(n)
+            for k in sorted(set(self.before[n.index]) | set(after)):
+                was, now = self.before[n.index].get(k, 0.0), after.get(k, 0.0)
+                if n in free and k in FREE_COUNTERS:
+                    continue
+                want = moves.get((n, k), 0)
+                if want == ANY:
+                    if now - was < 1:
+                        problems.append(f"n{n.index} {k}: {was:.0f} -> {now:.0f} (expected a move)")
+                elif now != was + want:
+                    problems.append(f"n{n.index} {k}: {was:.0f} -> {now:.0f} (expected {was + want:.0f})")
+        for n in self.honest:
+            v = records(n.view_required(f"after {attack}"))
+            if v != self.views_before[0]:
+                problems.append(f"n{n.index}'s view moved: {self.views_before[0]} -> {v}")
+        assert not problems, f"{attack} reached beyond its own link:\n  " + "\n  ".join(problems)
+        other = self.honest[1]
+        reply = subprocess.run([self.ctl, f"--admin={other.admin}", "ask", f"{self.target.address}/echo", "still here"],
+                               capture_output=True, text=True).stdout
+        assert reply.startswith("still here"), f"{attack}: n{other.index} asked n{self.target.index}: {reply!r}"
+        print(f"{attack}: only its own link moved; every other close counter, wire error, established dial and "
+              f"accept unchanged on {len(self.honest)} nodes; every view unchanged; n{self.target.index} healthy")
+
+
+# Bad peers against n1 of three, each closed under the reason it must be
+# counted with; the stranger past the handshake keeps its link.
+
+def case_bad_peers_oversize_length(c, ctl):
+    h = Hostile(c, ctl, "an oversize length")
     rng = random.Random(7)
-    send(bytes([0xFF, 0xFF, 0xFF, 0xFF]) + bytes(rng.randrange(256) for _ in range(60)))  # oversize length
-    send(bytes([0, 0, 0, 8]) + bytes(rng.randrange(256) for _ in range(8)))  # a frame of garbage
-    half = send(bytes([0, 0, 1, 0]) + b"x" * 10, hold=True)  # half a frame, never finished
-    idle = [socket.create_connection((host, int(port)), timeout=2) for _ in range(200)]
-    connections += 3 + len(idle)
+    h.send(bytes([0xFF, 0xFF, 0xFF, 0xFF]) + bytes(rng.randrange(256) for _ in range(60)))
+    h.judge({(h.target, key("wire_error")): 1, (h.target, wire_key("frame_too_large")): 1,
+             (h.target, ACCEPTS): h.connections})
 
-    # Hellos n1 must refuse, each closing its link without an answer.
-    hellos = {
-        "wrong_cluster": ("another-cluster", f"127.0.{c.net}.251", 7001, 1),
-        "stale_incarnation": (c.name, n2_host, int(n2_port), n2_life - 1),
-        "implausible_incarnation": (c.name, n2_host, int(n2_port), n2_life + IMPLAUSIBLE_AHEAD),
-    }
-    for reason, (cluster, claim_host, claim_port, incarnation) in hellos.items():
-        closed, answer = weftwire.refused_hello(target.address, cluster, claim_host, claim_port, incarnation, 3)
-        connections += 1
-        assert closed, f"{reason}: n1 kept the link of a hello naming {cluster!r}, {claim_host}:{claim_port} " \
-                       f"#{incarnation} (n2 is #{n2_life}) open for 3 s"
-        assert answer == b"", f"{reason}: n1 answered a hello it must refuse: {answer.hex()}"
-    print(f"hellos refused, each link closed unanswered: another cluster; n2's address as #{n2_life - 1} "
-          f"(n2 runs #{n2_life}, linked to n1); n2's address as #{n2_life + IMPLAUSIBLE_AHEAD} (+2^41)")
 
-    # A forged gossip record past the handshake: n2 2^41 lives ahead.
-    rejected = target.metric("weft_ingest_rejected_total", missing=None)
-    stranger = weftwire.Dialer(target.address, c.name, f"127.0.{c.net}.252", STRANGER_PORT)
-    connections += 1
-    stranger.send(weftwire.gossip_state([weftwire.member(n2_host, int(n2_port), n2_life + IMPLAUSIBLE_AHEAD,
-                                                         weftwire.UP)]))
+def case_bad_peers_garbage_frame(c, ctl):
+    h = Hostile(c, ctl, "a frame of garbage")
+    rng = random.Random(7)
+    h.send(bytes([0, 0, 0, 8]) + bytes(rng.randrange(256) for _ in range(8)))  # not a map: wrong_type
+    h.judge({(h.target, key("wire_error")): 1, (h.target, wire_key("wrong_type")): 1,
+             (h.target, ACCEPTS): h.connections})
+
+
+def case_bad_peers_half_frame(c, ctl):
+    h = Hostile(c, ctl, "half a frame")
+    h.send(bytes([0, 0, 1, 0]) + b"x" * 10, hold=True)  # never finished
+    h.judge({(h.target, key("handshake_timeout")): 1, (h.target, ACCEPTS): h.connections})
+
+
+def case_bad_peers_idle_connections(c, ctl):
+    h = Hostile(c, ctl, "200 idle connections")
+    h.held += [h.connect() for _ in range(200)]
+    h.judge({(h.target, key("handshake_timeout")): 200, (h.target, ACCEPTS): h.connections})
+
+
+def case_bad_peers_wrong_cluster(c, ctl):
+    h = Hostile(c, ctl, "a hello naming another cluster")
+    h.refused_hello("another-cluster", f"127.0.{c.net}.251", 7001, 1, "another cluster")
+    h.judge({(h.target, key("wrong_cluster")): 1, (h.target, ACCEPTS): h.connections})
+
+
+def n2_claim(h):
+    n2 = h.honest[1]
+    n2_host, n2_port = n2.address.split(":")
+    life = h.target.member_required(n2, f"before {h.attack}")["incarnation"]
+    return n2_host, int(n2_port), life
+
+
+def case_bad_peers_stale_incarnation(c, ctl):
+    h = Hostile(c, ctl, "a hello claiming n2 one life below")
+    host, port, life = n2_claim(h)
+    h.refused_hello(c.name, host, port, life - 1, f"n2 runs #{life}, linked to n1")
+    h.judge({(h.target, key("stale_incarnation")): 1, (h.target, ACCEPTS): h.connections})
+
+
+def case_bad_peers_implausible_incarnation(c, ctl):
+    h = Hostile(c, ctl, "a hello claiming n2 2^41 lives ahead")
+    host, port, life = n2_claim(h)
+    h.refused_hello(c.name, host, port, life + IMPLAUSIBLE_AHEAD, f"+2^41; n2 runs #{life}")
+    h.judge({(h.target, key("implausible_incarnation")): 1, (h.target, ACCEPTS): h.connections})
+
+
+def case_bad_peers_forged_record(c, ctl):
+    h = Hostile(c, ctl, "a stranger gossiping n2 2^41 lives ahead")
+    host, port, life = n2_claim(h)
+    stranger = h.dialer(c.name, f"127.0.{c.net}.252", STRANGER_PORT)
+    h.held.append(stranger.sock)
+    rejected = h.target.metric(INGEST_REJECTED, missing=None)
+    stranger.send(weftwire.gossip_state([weftwire.member(host, port, life + IMPLAUSIBLE_AHEAD, weftwire.UP)]))
     took = c.wait("n1's ingest guard refuses the stranger's record of n2 (+2^41)",
-                  lambda: (target.metric("weft_ingest_rejected_total", missing=None) or 0) > rejected, 5)
+                  lambda: (h.target.metric(INGEST_REJECTED, missing=None) or 0) > rejected, 5)
     assert not weftwire.closed_by_peer(stranger.sock, 0.5), "n1 closed the stranger's link for a forged record"
     print(f"a forged record of n2 (+2^41) from a stranger past the handshake: refused by n1's ingest guard "
           f"within {took:.2f} s, the stranger's link kept")
+    h.judge({(h.target, INGEST_REJECTED): ANY, (h.target, ACCEPTS): h.connections}, free=(h.target,))
 
-    def counted():
-        now = link_snapshot(target)
-        short = [f"{r} +{now[key(r)] - before[1][key(r)]:.0f} of {k}" for r, k in expected.items()
-                 if now[key(r)] - before[1][key(r)] < k]
-        return True if not short else Miss(", ".join(short))
-    took = c.wait("n1 counts every bad peer's link under its reason", counted, 10)
-    print(f"every bad peer counted under its reason {took:.1f} s after the last was sent")
-    status, body = target.get("/health")
-    assert status == 200 and body == "ok\n", f"health {status} {body!r}"
-    for s in idle + [half]:
-        s.close()
+
+def case_bad_peers_deep_nesting(c, ctl):
+    """A stranger past the handshake (a hello frame may hold 512 bytes, a
+    later one max_frame_bytes) sends one well-formed frame: a map whose
+    first value is 100,000 nested one-element arrays and whose kind,
+    gossip_state, comes after it. n1 finds the kind by stepping over them
+    (without recursion: no depth exhausts its stack), then refuses the
+    message as a wire error and closes the link; n1 runs on."""
+    h = Hostile(c, ctl, f"a frame nesting {NESTING_DEPTH:,} arrays")
+    stranger = h.dialer(c.name, f"127.0.{c.net}.253", STRANGER_PORT)
+    payload = bytes([0x82, 0x01]) + b"\x91" * NESTING_DEPTH + b"\x00" + bytes([0x00, weftwire.GOSSIP_STATE])
+    stranger.sock.sendall(weftwire.raw_frame(payload))
+    assert weftwire.closed_by_peer(stranger.sock, 3), \
+        f"{h.attack}: n1 kept the link of {len(payload):,} bytes of nested arrays open for 3 s"
     stranger.close()
-    time.sleep(0.5)  # what closing our own ends makes n1 count, if anything, is counted by now
-
-    # Only the bad peers' own links: every counter of every node as before,
-    # but n1's closes by the expected reasons and its accepts by our
-    # connections; n1's dials to the stranger (nothing listens) all fail.
-    problems = []
-    for n in c.nodes:
-        after = link_snapshot(n)
-        for k, was in before[n.index].items():
-            now = after.get(k, 0.0)
-            want = was
-            if n is target and k.startswith("weft_links_closed_total{"):
-                want = was + expected.get(k.split('"')[1], 0)
-            elif n is target and k == "weft_driver_accepted_total":
-                want = was + connections
-            elif n is target and k in ("weft_driver_dialed_total", "weft_driver_connect_failures_total",
-                                       "weft_ingest_rejected_total"):
-                continue  # dials to the stranger, and the refused records: the stranger's own doing
-            if now != want:
-                problems.append(f"n{n.index} {k}: {was:.0f} -> {now:.0f} (expected {want:.0f})")
-    views_after = [records(n.view_required("after the bad peers")) for n in c.nodes]
-    for n, v in zip(c.nodes, views_after):
-        if v != views_before[0]:
-            problems.append(f"n{n.index}'s view moved: {views_before[0]} -> {v}")
-    assert not problems, "a bad peer reached beyond its own link:\n  " + "\n  ".join(problems)
-    reply = subprocess.run([ctl, f"--admin={others[0].admin}", "ask", f"{target.address}/echo", "still here"],
-                           capture_output=True, text=True).stdout
-    assert reply.startswith("still here"), reply
-    print(f"bad peers: {connections} links of bad peers, each closed (or the stranger's kept) under its reason "
-          f"({', '.join(f'{r} +{k}' for r, k in expected.items())}); every other close counter, every established "
-          "dial and every other accept unchanged on all 3 nodes; every view unchanged; n1 healthy")
+    # wrong_type: gossip_state's members (key 1) are no list of members; a
+    # skip that stopped short of the innermost array would say truncated.
+    h.judge({(h.target, key("wire_error")): 1, (h.target, wire_key("wrong_type")): 1,
+             (h.target, ACCEPTS): h.connections}, free=(h.target,))
 
 
-def key(reason):
-    return f'weft_links_closed_total{{reason="{reason}"}}'
+# The shared secret: the members (n1, n2) hold key A and handshake_timeout
+# 1 s. Each attack below is refused with its counted reason; the members'
+# counters move by nothing else and their views never hold an outsider.
 
-
-def case_auth(c, ctl):
-    """A shared secret: n1..n3 hold key A; n4 holds key B and n5 none. Only
-    n1..n3 form the cluster; the others are refused with counted reasons. A
-    peer played by hand completes the handshake (docs/protocol.md and the
-    code agree), and its recorded proof, replayed on a new link, is refused."""
+def auth_members(c, ctl, attack, members):
     key_a, key_b = weftwire.new_key(), weftwire.new_key()
     path_a, path_b = os.path.join(c.workdir, "a.keys"), os.path.join(c.workdir, "b.keys")
     weftwire.write_key_file(path_a, [key_a])
     weftwire.write_key_file(path_b, [key_b])
-    members, wrong_key, keyless = c.nodes[:3], c.nodes[3], c.nodes[4]
     for n in members:
         n.start([f"--set=auth_key_file={path_a}", "--set=handshake_timeout=1s"])
-    took = c.wait("three nodes sharing key A see each other up", c.all_up(members), 20)
-    print(f"3 authenticated nodes converged in {took:.2f} s")
+    took = c.wait(f"{len(members)} nodes sharing key A see each other up", c.all_up(members), 20)
+    print(f"{len(members)} authenticated nodes converged in {took:.2f} s")
+    return Hostile(c, ctl, attack, members), key_a, key_b, path_b
 
-    wrong_key.start([f"--set=auth_key_file={path_b}"])
-    keyless.start()
-    n1 = members[0]
 
-    def metric(node, reason):
-        return node.metric(f'weft_links_closed_total{{reason="{reason}"}}') or 0
-
-    took = c.wait("n4 (key B) refuses the members' proofs and they count the handshakes it abandons",
-                  lambda: metric(wrong_key, "bad_proof") >= 1 and
-                  sum(n.metric("weft_handshakes_abandoned_total") or 0 for n in members) >= 1, 10)
-    print(f"wrong key: n4 counted bad_proof, the members handshakes_abandoned, within {took:.2f} s")
-    took = c.wait("the members close n5's (no key) links for frames before a proof",
-                  lambda: sum(metric(n, "unauthenticated") for n in members) >= 1, 10)
-    print(f"no key: the members counted unauthenticated within {took:.2f} s")
-    outsiders = {wrong_key.address, keyless.address}
+def hold_outsider_out(c, members, outsider):
     deadline = time.monotonic() + 3
-    while time.monotonic() < deadline:  # a hold: the outsiders must never appear
+    while time.monotonic() < deadline:  # a hold: the outsider must never appear
         for n in members:
             view = n.view()
             assert view is not None, f"{n.address} stopped answering"
-            seen = {m["address"] for m in view["members"]} & outsiders
-            assert not seen, f"{n.address} lets {seen} into its view"
+            assert outsider.address not in {m["address"] for m in view["members"]}, \
+                f"{n.address} lets {outsider.address} into its view"
         assert c.all_up(members)(), "the members' cluster lost a node"
         time.sleep(0.2)
 
-    # A hand-played peer with key A: the acceptor's proof checks out under
-    # the documented transcript, and the link the dialer proves stays open
-    # past handshake_timeout (1 s here).
-    claim = (f"127.0.{c.net}.99", 7001)
-    bad_before = metric(n1, "bad_proof")
-    honest = weftwire.Dialer(n1.address, c.name, *claim)
+
+def case_auth_wrong_key(c, ctl):
+    """n3 holds key B: it refuses the members' proofs (bad_proof, on n3) and
+    the members count the handshakes it abandons."""
+    members, outsider = c.nodes[:2], c.nodes[2]
+    h, _, _, path_b = auth_members(c, ctl, "a node holding key B", members)
+    abandoned = sum(n.metric("weft_handshakes_abandoned_total") or 0 for n in members)
+    outsider.start([f"--set=auth_key_file={path_b}"])
+    took = c.wait("n3 (key B) refuses the members' proofs and they count the handshakes it abandons",
+                  lambda: (outsider.metric(key("bad_proof")) or 0) >= 1 and
+                  sum(n.metric("weft_handshakes_abandoned_total") or 0 for n in members) > abandoned, 10)
+    print(f"wrong key: n3 counted bad_proof, the members handshakes_abandoned, within {took:.2f} s")
+    hold_outsider_out(c, members, outsider)
+    h.judge({(n, ACCEPTS): ANY for n in members})
+
+
+def case_auth_no_key(c, ctl):
+    """n3 holds no key: the members close its links for frames before a proof
+    (unauthenticated)."""
+    members, outsider = c.nodes[:2], c.nodes[2]
+    h, _, _, _ = auth_members(c, ctl, "a node holding no key", members)
+    outsider.start()
+    took = c.wait("the members close n3's (no key) links for frames before a proof",
+                  lambda: sum(n.metric(key("unauthenticated")) or 0 for n in members) >= 1, 10)
+    print(f"no key: the members counted unauthenticated within {took:.2f} s")
+    hold_outsider_out(c, members, outsider)
+    moves = {(n, ACCEPTS): ANY for n in members}
+    moves.update({(n, key("unauthenticated")): ANY for n in members})
+    h.judge(moves)
+
+
+def case_auth_replayed_proof(c, ctl):
+    """A peer played by hand with key A completes the handshake (n1's proof
+    matches docs/protocol.md's transcript, and the link it proves outlives
+    handshake_timeout); its recorded proof, replayed on a new link, is
+    refused (bad_proof): n1's fresh nonce makes it worthless."""
+    h, key_a, key_b, _ = auth_members(c, ctl, "a replayed proof", c.nodes[:2])
+    n1, claim = h.target, (f"127.0.{c.net}.99", 7001)
+    honest = h.dialer(c.name, *claim)
     assert honest.acceptor_proof_holds(key_a), "n1's proof does not match docs/protocol.md's transcript"
     assert not honest.acceptor_proof_holds(key_b)
     recorded = honest.proof_under(key_a)
@@ -357,25 +483,23 @@ def case_auth(c, ctl):
     honest.close()
     print("a hand-played dialer with key A: n1's proof matches the documented transcript; "
           "its own proof is taken (the link outlives handshake_timeout)")
-
-    # The same hello and proof, replayed on a new link: n1's fresh nonce
-    # makes the recorded proof worthless.
-    replay = weftwire.Dialer(n1.address, c.name, *claim, nonce=honest.me[3])
+    replay = h.dialer(c.name, *claim, nonce=honest.me[3])
     assert replay.acceptor[3] != honest.acceptor[3], "n1 reused its nonce on a new link"
     replay.send_proof(recorded)
     assert weftwire.closed_by_peer(replay.sock, 3), "n1 kept a link proven by a replayed proof"
     replay.close()
-    wrong = weftwire.Dialer(n1.address, c.name, *claim)
+    h.judge({(n1, key("bad_proof")): 1, (n1, ACCEPTS): h.connections}, free=(n1,))
+
+
+def case_auth_wrong_proof(c, ctl):
+    """A peer played by hand proves itself under key B: refused (bad_proof)."""
+    h, _, key_b, _ = auth_members(c, ctl, "a proof under key B", c.nodes[:2])
+    n1 = h.target
+    wrong = h.dialer(c.name, f"127.0.{c.net}.99", 7001)
     wrong.send_proof(wrong.proof_under(key_b))
     assert weftwire.closed_by_peer(wrong.sock, 3), "n1 kept a link proven with key B"
     wrong.close()
-    c.wait("n1 counts the replayed and the wrong-key proof as bad_proof",
-           lambda: metric(n1, "bad_proof") >= bad_before + 2, 5)
-    print("a replayed proof and a proof under key B: both links closed, counted bad_proof")
-    assert c.all_up(members)(), "the members' cluster lost a node"
-    reply = subprocess.run([ctl, f"--admin={members[1].admin}", "ask", f"{n1.address}/echo", "authenticated"],
-                           capture_output=True, text=True).stdout
-    assert reply.startswith("authenticated"), reply
+    h.judge({(n1, key("bad_proof")): 1, (n1, ACCEPTS): h.connections}, free=(n1,))
 
 
 # --- Forged gossip records: a peer that is no member, past the handshake,
@@ -985,9 +1109,12 @@ def case_strangers(c, ctl):
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-SIZES = {"five_converge": 5, "partition": 5, "tls": 5, "auth": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4,
-         "tls_expired": 5}
-SETTINGS = {"strangers": (f"--set=link_idle_timeout={STRANGER_IDLE:.0f}s",)}
+SIZES = {"five_converge": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4,
+         "tls_expired": 5, "auth_replayed_proof": 2, "auth_wrong_proof": 2}
+SETTINGS = {"strangers": (f"--set=link_idle_timeout={STRANGER_IDLE:.0f}s",),
+            # the links that never finish a handshake close after 1 s, not the default 5 s
+            "bad_peers_half_frame": ("--set=handshake_timeout=1s",),
+            "bad_peers_idle_connections": ("--set=handshake_timeout=1s",)}
 
 
 def main():

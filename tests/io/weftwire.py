@@ -110,7 +110,11 @@ def unpack(data, at=0):
 
 
 def frame(message):
-    payload = pack(message)
+    return raw_frame(pack(message))
+
+
+def raw_frame(payload):
+    """Any bytes as one well-formed frame: a big-endian u32 length, then them."""
     return struct.pack(">I", len(payload)) + payload
 
 
@@ -265,10 +269,17 @@ def refused_hello(address, cluster, claim_host, claim_port, incarnation, within)
     """Dials `address`, sends a hello naming `cluster` and claiming
     claim_host:claim_port at `incarnation`, and reads until the peer closes
     or `within` seconds pass; returns (closed by the peer, bytes it sent)."""
+    return refused_frame(address, frame(hello(cluster, claim_host, claim_port, incarnation, os.urandom(16))), within)
+
+
+def refused_frame(address, data, within):
+    """Dials `address`, sends `data` (without closing its own side), and
+    reads until the peer closes or `within` seconds pass; returns (closed by
+    the peer, bytes it sent)."""
     host, port = address.split(":")
     sock = socket.create_connection((host, int(port)), timeout=3)
     try:
-        sock.sendall(frame(hello(cluster, claim_host, claim_port, incarnation, os.urandom(16))))
+        sock.sendall(data)
         sock.settimeout(within)
         answer = b""
         try:
