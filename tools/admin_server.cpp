@@ -8,14 +8,22 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <charconv>
+#include <functional>
 #include <thread>
+#include <utility>
 
 namespace weft::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The connection this serving thread answers: set for the whole of serve(),
+// so the routing hooks can mark it answering.
+thread_local void* tl_slot = nullptr;
 
 std::string sha256(std::string_view text) {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -81,6 +89,7 @@ std::string_view to_string(AdminRefusal reason) {
     case AdminRefusal::request_deadline: return "request_deadline";
     case AdminRefusal::over_capacity: return "over_capacity";
     case AdminRefusal::source_over_capacity: return "source_over_capacity";
+    case AdminRefusal::evicted_waiting: return "evicted_waiting";
   }
   return "?";
 }
@@ -98,7 +107,7 @@ class AdminServer::Inline final : public httplib::TaskQueue {
   // bounded (shorter once stopping() holds), so this returns.
   void shutdown() override {
     std::unique_lock lock(server_.mutex_);
-    server_.idle_.wait(lock, [this] { return server_.open_ == 0; });
+    server_.idle_.wait(lock, [this] { return server_.slots_.empty(); });
   }
 
  private:
@@ -109,8 +118,11 @@ class AdminServer::Inline final : public httplib::TaskQueue {
 // past the request's byte budget, whichever comes first.
 class AdminServer::Stream final : public httplib::Stream {
  public:
-  Stream(int fd, const AdminLimits& limits)
-      : fd_(fd),
+  // `on_response`: called before the first byte of the response (not of
+  // an interim "100 Continue"); false: the connection was evicted, write nothing.
+  Stream(int fd, const AdminLimits& limits, std::function<bool()> on_response = {})
+      : on_response_(std::move(on_response)),
+        fd_(fd),
         deadline_(Clock::now() + limits.request_deadline),
         write_timeout_(limits.write_timeout),
         budget_(limits.max_request_bytes) {}
@@ -143,6 +155,9 @@ class AdminServer::Stream final : public httplib::Stream {
   // The whole response within write_timeout of its first byte, however
   // slowly the client reads: each send takes what fits without blocking.
   ssize_t write(const char* ptr, size_t size) override {
+    if (on_response_ && !std::string_view(ptr, size).starts_with("HTTP/1.1 100 ")) {
+      if (!std::exchange(on_response_, {})()) return -1;
+    }
     if (write_deadline_ == Clock::time_point{}) write_deadline_ = Clock::now() + write_timeout_;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(write_deadline_ - Clock::now());
     if (wait(POLLOUT, left) <= 0) return -1;
@@ -181,6 +196,7 @@ class AdminServer::Stream final : public httplib::Stream {
     return ready;
   }
 
+  std::function<bool()> on_response_;
   int fd_;
   Clock::time_point deadline_;
   std::chrono::milliseconds write_timeout_;
@@ -211,11 +227,31 @@ bool AdminServer::bind(const std::string& host, int port) {
   return true;
 }
 
-void AdminServer::read_only(const std::string& path, Handler handler) { Get(path, std::move(handler)); }
+namespace {
+constexpr std::string_view kEvicted = "evicted: the endpoint was full and this request the slowest\n";
+}
+
+// A request read whole is answered, never evicted; one evicted just before
+// (its body's last byte racing the eviction) runs no handler.
+void AdminServer::read_only(const std::string& path, Handler handler) {
+  Get(path, [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    if (!answering()) {
+      res.status = 503;
+      return res.set_content(std::string(kEvicted), "text/plain");
+    }
+    handler(req, res);
+  });
+}
 
 void AdminServer::control(const std::string& path, Handler handler) {
   control_routes_["POST " + path] = true;
-  Post(path, std::move(handler));
+  Post(path, [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    if (!answering()) {
+      res.status = 503;
+      return res.set_content(std::string(kEvicted), "text/plain");
+    }
+    handler(req, res);
+  });
 }
 
 void AdminServer::shut_down() {
@@ -229,6 +265,7 @@ void AdminServer::refuse(AdminRefusal reason) {
 
 httplib::Server::HandlerResponse AdminServer::screen(const httplib::Request& req, httplib::Response& res) {
   const auto answer = [&](AdminRefusal reason, int status, const std::string& why) {
+    if (!answering()) return HandlerResponse::Handled;  // evicted: nothing is written
     refuse(reason);
     res.status = status;  // and the connection closes: one request each
     res.set_content(why + "\n", "text/plain");
@@ -245,6 +282,11 @@ httplib::Server::HandlerResponse AdminServer::screen(const httplib::Request& req
       return answer(AdminRefusal::body_too_large, 413,
                     "a body may be at most " + std::to_string(limits_.max_body_bytes) + " bytes");
     }
+  }
+  // A request without a body is whole once its head is read: from here
+  // it is answered, never evicted. One with a body is, at its handler.
+  if (!req.has_header("Content-Length") || req.get_header_value("Content-Length") == "0") {
+    if (!answering()) return HandlerResponse::Handled;
   }
   if (control_routes_.count(req.method + " " + req.path) == 0) return HandlerResponse::Unhandled;
   if (!control_) {
@@ -274,27 +316,63 @@ httplib::Server::HandlerResponse AdminServer::screen(const httplib::Request& req
   return HandlerResponse::Unhandled;
 }
 
-bool AdminServer::admit(const std::string& source, AdminRefusal& why) {
+std::optional<AdminServer::Slots::iterator> AdminServer::admit(socket_t sock, const std::string& source,
+                                                               AdminRefusal& why) {
   const std::lock_guard lock(mutex_);
-  if (open_ >= limits_.max_connections) {
-    why = AdminRefusal::over_capacity;
-    return false;
-  }
+  assert(held_ <= slots_.size());
   std::size_t& held = sources_[source];
   if (held >= limits_.max_per_source) {
     why = AdminRefusal::source_over_capacity;
-    return false;
+    return std::nullopt;
+  }
+  if (held_ >= limits_.max_connections) {
+    // Evicted ones still closing count against a second max_connections:
+    // the threads alive stay bounded however fast clients connect.
+    const auto victim = std::find_if(slots_.begin(), slots_.end(),
+                                     [](const Slot& slot) { return slot.state == SlotState::waiting; });
+    if (victim == slots_.end() || slots_.size() - held_ >= limits_.max_connections) {
+      if (held == 0) sources_.erase(source);
+      why = AdminRefusal::over_capacity;
+      return std::nullopt;
+    }
+    // Its fd is open: its thread closes it only after moving it to closing,
+    // under this lock. The 503 first, then the thread's read ends at once.
+    answer_busy(victim->fd);
+    ::shutdown(victim->fd, SHUT_RDWR);
+    victim->state = SlotState::evicted;
+    --held_;
+    if (const auto it = sources_.find(victim->source); --it->second == 0 && it->first != source) sources_.erase(it);
+    refuse(AdminRefusal::evicted_waiting);
   }
   ++held;
-  ++open_;
-  return true;
+  ++held_;
+  return slots_.insert(slots_.end(), Slot{sock, source});
 }
 
-void AdminServer::release(const std::string& source) {
+bool AdminServer::answering() {
+  auto* const slot = static_cast<Slot*>(tl_slot);
+  assert(slot != nullptr);
   const std::lock_guard lock(mutex_);
-  const auto it = sources_.find(source);
-  if (it != sources_.end() && --it->second == 0) sources_.erase(it);
-  --open_;
+  if (slot->state == SlotState::waiting) slot->state = SlotState::answering;
+  return slot->state == SlotState::answering;
+}
+
+bool AdminServer::closing(Slots::iterator slot) {
+  const std::lock_guard lock(mutex_);
+  const bool evicted = slot->state == SlotState::evicted;
+  if (!evicted) {
+    --held_;
+    const auto it = sources_.find(slot->source);
+    if (--it->second == 0) sources_.erase(it);
+  }
+  slot->state = SlotState::closing;
+  return evicted;
+}
+
+void AdminServer::release(Slots::iterator slot) {
+  const std::lock_guard lock(mutex_);
+  assert(slot->state == SlotState::closing);
+  slots_.erase(slot);
   idle_.notify_all();
 }
 
@@ -304,40 +382,45 @@ bool AdminServer::process_and_close_socket(socket_t sock) {
   int port = 0;
   Stream(sock, limits_).get_remote_ip_and_port(source, port);
   AdminRefusal why = AdminRefusal::over_capacity;
-  bool admitted = admit(source, why);
-  if (admitted) {
+  std::optional<Slots::iterator> slot = admit(sock, source, why);
+  if (slot) {
     try {
-      std::thread([this, sock, source] { serve(sock, source); }).detach();
+      std::thread([this, at = *slot] { serve(at); }).detach();
     } catch (const std::system_error&) {  // no thread to be had (RLIMIT_NPROC, memory): busy
-      release(source);
-      admitted = false;
+      (void)closing(*slot);
+      release(*slot);
+      slot.reset();
       why = AdminRefusal::over_capacity;
     }
   }
-  if (!admitted) {
+  if (!slot) {
     refuse(why);
     answer_busy(sock);
     close_gently(sock, std::chrono::milliseconds(0));
   }
-  return admitted;
+  return slot.has_value();
 }
 
-void AdminServer::serve(socket_t sock, const std::string& source) {
-  Stream stream(sock, limits_);
+void AdminServer::serve(Slots::iterator slot) {
+  tl_slot = &*slot;
+  const socket_t sock = slot->fd;
+  Stream stream(sock, limits_, [this] { return answering(); });
   // One request a connection: a kept-alive connection would need a fresh
   // deadline per request, and nothing here is worth the connection reuse.
   bool closed = false;
   const bool ok = process_request(stream, /*close_connection=*/true, closed, [](httplib::Request&) {});
-  if (stream.timed_out()) refuse(AdminRefusal::request_deadline);
-  if (stream.too_large()) refuse(AdminRefusal::request_too_large);
-  if (ok) served_.fetch_add(1, std::memory_order_relaxed);
-  close_gently(sock);
-  release(source);  // last: shut_down's wait may end here, and the server with it
+  const bool evicted = closing(slot);  // from here no eviction touches the fd
+  if (stream.timed_out() && !evicted) refuse(AdminRefusal::request_deadline);
+  if (stream.too_large() && !evicted) refuse(AdminRefusal::request_too_large);
+  if (ok && !evicted) served_.fetch_add(1, std::memory_order_relaxed);
+  close_gently(sock, evicted ? std::chrono::milliseconds(0) : std::chrono::milliseconds(500));
+  tl_slot = nullptr;
+  release(slot);  // last: shut_down's wait may end here, and the server with it
 }
 
 std::size_t AdminServer::open_connections() const {
   const std::lock_guard lock(mutex_);
-  return open_;
+  return slots_.size();
 }
 
 std::string AdminServer::metrics_text() const {

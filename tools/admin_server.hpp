@@ -9,9 +9,21 @@
 //   is read; a body without a Content-Length (chunked, or to the end of
 //   the stream) is refused (nothing here needs one).
 // - At most `max_connections` connections at once, `max_per_source` from
-//   one address: past either the connection is answered 503 and closed at
-//   once, on the accepting thread, so one client holding many slow
-//   connections cannot keep another from /health. The response has
+//   one address. Past the source's cap the new connection is answered 503
+//   and closed at once, on the accepting thread, so one client holding
+//   many slow connections cannot keep another from /health. When all
+//   `max_connections` are held, the connection that has waited longest
+//   for its request (accepted first, its request not yet read whole) is
+//   answered 503 and closed to admit the new one, the way the cluster
+//   port's max_pending_handshakes evicts the oldest handshake: many
+//   sources each holding slow connections would otherwise fill every slot
+//   and starve /health, members and metrics for up to request_deadline at
+//   a time. A connection whose request was read whole (it is being
+//   answered) is never cut: if every slot is answering, or
+//   `max_connections` evicted ones are still closing, the new one is the
+//   one refused. Eviction rather than a reserve of slots: which routes a
+//   connection wants is not known at the accept, and a reserve the slow
+//   clients can also take fills the same way. The response has
 //   `write_timeout` in all, however slowly the client reads.
 // - Routes are read-only (GET: health, members, metrics) or control (POST:
 //   they change state); a control request needs `Authorization: Bearer
@@ -29,6 +41,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <list>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -57,12 +70,14 @@ enum class AdminRefusal : std::uint8_t {
   request_deadline,  // not read whole within request_deadline: closed
   over_capacity,     // max_connections held (503)
   source_over_capacity,  // max_per_source held by the same address (503)
+  evicted_waiting,   // full: the oldest connection still sending its request (503)
 };
 inline constexpr std::array kAllAdminRefusals{
     AdminRefusal::no_credential,  AdminRefusal::bad_credential,    AdminRefusal::control_off,
     AdminRefusal::body_too_large, AdminRefusal::length_required,   AdminRefusal::browser_origin,
     AdminRefusal::request_too_large,
-    AdminRefusal::request_deadline, AdminRefusal::over_capacity, AdminRefusal::source_over_capacity};
+    AdminRefusal::request_deadline, AdminRefusal::over_capacity, AdminRefusal::source_over_capacity,
+    AdminRefusal::evicted_waiting};
 std::string_view to_string(AdminRefusal reason);
 
 class AdminServer final : public httplib::Server {
@@ -94,13 +109,30 @@ class AdminServer final : public httplib::Server {
   class Inline;
   class Stream;
 
+  // One admitted connection. Moves (under mutex_): waiting -> answering
+  // (its request read whole, or a response begun) -> closing; waiting ->
+  // evicted (by the accepting thread) -> closing. Only a waiting one may
+  // be evicted, and only before closing, while its fd is still open.
+  enum class SlotState : std::uint8_t { waiting, answering, evicted, closing };
+  struct Slot {
+    socket_t fd;
+    std::string source;
+    SlotState state = SlotState::waiting;
+  };
+  using Slots = std::list<Slot>;  // in accept order: the front waited longest
+
   bool process_and_close_socket(socket_t sock) override;
   httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res);
   void refuse(AdminRefusal reason);
-  // Takes a slot (the total and the source's); false if either is full.
-  bool admit(const std::string& source, AdminRefusal& why);
-  void release(const std::string& source);
-  void serve(socket_t sock, const std::string& source);
+  // Takes a slot (the total and the source's), evicting the oldest waiting
+  // connection when every slot is held; false if none can be had.
+  std::optional<Slots::iterator> admit(socket_t sock, const std::string& source, AdminRefusal& why);
+  // waiting -> answering for this thread's connection; false if evicted.
+  bool answering();
+  // -> closing; true if it was evicted (the evictor counted it).
+  bool closing(Slots::iterator slot);
+  void release(Slots::iterator slot);
+  void serve(Slots::iterator slot);
 
   const AdminLimits limits_;
   const std::string token_digest_;  // SHA-256 of the token; empty: none
@@ -109,8 +141,9 @@ class AdminServer final : public httplib::Server {
   std::atomic<bool> stopping_{false};
   mutable std::mutex mutex_;  // guards the slots; idle_ wakes httplib's queue shutdown
   std::condition_variable idle_;
-  std::size_t open_ = 0;
-  std::map<std::string, std::size_t> sources_;
+  Slots slots_;           // every connection with a thread, evicted ones until they close
+  std::size_t held_ = 0;   // slots_ not evicted: what max_connections bounds
+  std::map<std::string, std::size_t> sources_;  // held_ by address
   std::array<std::atomic<std::uint64_t>, kAllAdminRefusals.size()> refused_{};
   std::atomic<std::uint64_t> served_{0};
 };

@@ -26,7 +26,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(__file__))
 from weftcluster import Ca, Cluster, Miss  # noqa: E402
 import weftwire  # noqa: E402
-from admin_cases import case_admin_bounds, case_admin_lock  # noqa: E402,F401
+from admin_cases import case_admin_bounds, case_admin_lock, case_admin_many_sources  # noqa: E402,F401
 from limit_cases import case_handshake_flood, case_handshake_flood_tls  # noqa: E402,F401
 from reload_cases import case_reload_keys, case_reload_tls, case_tls_wrong_host  # noqa: E402,F401
 from tls_cases import case_tls_dialer_foreign_ca, case_tls_expired  # noqa: E402,F401
