@@ -50,6 +50,24 @@ std::string fixed2(double value) {
   return buffer;
 }
 
+// An instant in seconds to the microsecond (number() keeps 6 digits in all).
+std::string seconds6(Instant at) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%lld.%06lld", static_cast<long long>(at.ns_since_epoch() / 1000000000),
+                static_cast<long long>(at.ns_since_epoch() % 1000000000 / 1000));
+  return buffer;
+}
+
+// What this node's detector of a member it monitors holds: how long ago it
+// last recorded the member alive, and the mean and spread of the intervals
+// it has recorded (PhiDetector). Empty for a member it does not monitor.
+std::string detector_json(const PhiDetector* detector, Instant now) {
+  if (detector == nullptr || !detector->has_heartbeat()) return "";
+  const auto ms = [](double ns) { return number(std::round(ns / 1e3) / 1e3); };
+  return ",\"detector\":{\"heard_ms_ago\":" + ms(static_cast<double>((now - detector->last_heartbeat()).ns())) +
+         ",\"mean_ms\":" + ms(detector->mean_ns()) + ",\"std_ms\":" + ms(detector->std_deviation_ns()) + "}";
+}
+
 }  // namespace
 
 void AskLatency::record(Duration rtt) {
@@ -72,9 +90,13 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
   s.members_text = "self " + k.self().to_string() + " (" + std::string(to_string(self_status)) + "), leader " +
                    (leader ? leader->to_string() : std::string("none")) +
                    (k.converged() ? ", converged\n" : ", not converged\n");
+  // monotonic_s: the instant of this snapshot on the host's monotonic clock
+  // (CLOCK_MONOTONIC, the driver's clock), so a program on the same host can
+  // place "heard_ms_ago" in its own time (tests/io's io_pause does).
   s.members_json = "{\"self\":\"" + k.self().to_string() + "\",\"status\":\"" + std::string(to_string(self_status)) +
                    "\",\"leader\":\"" + (leader ? leader->to_string() : std::string()) +
-                   "\",\"converged\":" + (k.converged() ? "true" : "false") + ",\"members\":[";
+                   "\",\"converged\":" + (k.converged() ? "true" : "false") +
+                   ",\"monotonic_s\":" + seconds6(now) + ",\"members\":[";
   char line[256];
   std::snprintf(line, sizeof line, "%-24s %-14s %-8s %-11s %s\n", "address", "incarnation", "status", "reachable", "phi");
   s.members_text += line;
@@ -93,7 +115,8 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
     s.members_json += std::string(first ? "" : ",") + "{\"address\":\"" + m.address().to_string() +
                       "\",\"incarnation\":" + std::to_string(m.incarnation().value) + ",\"status\":\"" +
                       std::string(to_string(m.status)) + "\",\"unreachable\":" + (is_unreachable ? "true" : "false") +
-                      ",\"phi\":" + (std::isfinite(phi) ? number(phi < 0 ? 0.0 : phi) : std::string("null")) + "}";
+                      ",\"phi\":" + (std::isfinite(phi) ? number(phi < 0 ? 0.0 : phi) : std::string("null")) +
+                      detector_json(k.detector(m.id), now) + "}";
     first = false;
   }
   s.members_json += "]}\n";

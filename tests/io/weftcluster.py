@@ -304,12 +304,24 @@ class Cluster:
         by name: T_detect, T_down, T_down_closed (a crash with its sockets
         closed), T_converge, T_heal and T_refute (from the builds that add
         each)."""
-        out = subprocess.run([self.weftd, "--check-config", "/dev/null", f"--advertise={self.nodes[0].address}",
-                              *[f"--seed={n.address}" for n in self.nodes], *self.settings],
-                             capture_output=True, text=True).stdout
-        line = next(l for l in out.splitlines() if l.startswith("# bounds"))
+        line = next(l for l in self.check_config().splitlines() if l.startswith("# bounds"))
         parts = dict(p.strip().split(" ", 1) for p in line.split(":", 1)[1].split(","))
         return {k: parse_duration(v) for k, v in parts.items()}
+
+    def knobs(self):
+        """Every knob weftd --check-config prints for this config ("name =
+        value"), as text by name: parse_duration() or float() it."""
+        knobs = {}
+        for line in self.check_config().splitlines():
+            name, sep, value = line.partition(" = ")
+            if sep and not name.startswith("#"):
+                knobs[name.strip()] = value.strip()
+        return knobs
+
+    def check_config(self):
+        return subprocess.run([self.weftd, "--check-config", "/dev/null", f"--advertise={self.nodes[0].address}",
+                               *[f"--seed={n.address}" for n in self.nodes], *self.settings],
+                              capture_output=True, text=True).stdout
 
     def wait(self, what, predicate, limit):
         """Polls until predicate() holds; returns the seconds it took or raises
