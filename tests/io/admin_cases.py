@@ -402,13 +402,6 @@ def case_admin_nul_request_line(c, ctl):
     ])
 
 
-def case_admin_bounds(c, ctl):
-    """Split (issue 42, item 7): named here only because test_cluster.py's
-    import line still names it; goes when that line names the split cases."""
-    raise AssertionError("admin_bounds is split: admin_huge_body, admin_chunked_body, admin_huge_head, "
-                         "admin_slow_one_source")
-
-
 MANY_SOURCES = 100
 MANY_SECONDS = 15.0
 MANY_POLL = 0.5

@@ -27,10 +27,12 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(__file__))
 from weftcluster import Ca, Cluster, Miss, parse_duration  # noqa: E402
 import weftwire  # noqa: E402
-from admin_cases import case_admin_bounds, case_admin_lock, case_admin_many_sources  # noqa: E402,F401
+from admin_cases import (case_admin_chunked_body, case_admin_header_no_colon, case_admin_huge_body,  # noqa: E402,F401
+                         case_admin_huge_head, case_admin_lock, case_admin_malformed_request_line,
+                         case_admin_many_sources, case_admin_nul_request_line, case_admin_slow_one_source)
 from limit_cases import case_handshake_flood, case_handshake_flood_tls  # noqa: E402,F401
 from reload_cases import case_reload_keys, case_reload_tls, case_tls_wrong_host  # noqa: E402,F401
-from tls_cases import case_tls_dialer_foreign_ca, case_tls_expired  # noqa: E402,F401
+from tls_cases import case_tls_dialer_foreign_ca, case_tls_dialer_plaintext, case_tls_expired  # noqa: E402,F401
 
 
 def converge(c, size):
@@ -1193,7 +1195,7 @@ def case_strangers(c, ctl):
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-SIZES = {"five_converge": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4,
+SIZES = {"five_converge": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4, "tls_dialer_plaintext": 4,
          "tls_expired": 5, "auth_replayed_proof": 2, "auth_wrong_proof": 2}
 SETTINGS = {"strangers": (f"--set=link_idle_timeout={STRANGER_IDLE:.0f}s",),
             # the links that never finish a handshake close after 1 s, not the default 5 s

@@ -106,3 +106,35 @@ def case_tls_expired(c, ctl):
           f"node): refused as the dialer's by n1/n2 (certificate, {refused(members[:2]):.0f} in all, the first within "
           f"{took:.2f} s) and as the acceptor's by a node dialing it ({refused([dialer]):.0f} within "
           f"{took_dialer:.2f} s); neither joined; the members stayed one view")
+
+
+def case_tls_dialer_plaintext(c, ctl):
+    """A TLS member dialing a plaintext node: the plaintext node reads the
+    ClientHello's first bytes as a frame length far over what a hello may
+    be and closes (wire error frame_too_large), and the dialer counts its handshake failed
+    as `closed` (docs/deploy.md). Neither side ever holds the other."""
+    ca = Ca(os.path.join(c.workdir, "pki"), "weft-test-ca")
+    members, plain = c.nodes[:3], c.nodes[3]
+    for n in members:
+        n.settings = ca.settings(n.host, f"n{n.index}")
+    plain.seeds = []  # dials nobody: every close it counts is a link a member dialed
+    plain.start()
+    c.wait("the plaintext node answers", lambda: plain.view() is not None, 10)
+    dialer = members[2]
+    dialer.seeds = [members[0], plain]
+    for n in members:
+        n.start()
+    c.wait("3 TLS nodes see each other up", c.all_up(members), 20)
+    closes = 'weft_wire_errors_total{reason="frame_too_large"}'
+    took = c.wait("n3's handshake with the plaintext node fails (closed; the plaintext node: frame_too_large)",
+                  lambda: refused([dialer], "closed") >= 1 and (plain.metric(closes) or 0) >= 1, 10)
+    kept_out(c, members, [plain], 3)
+    view = plain.view_required("the plaintext node at the end")
+    others = [m["address"] for m in view["members"] if m["address"] != plain.address]
+    assert not others, f"the plaintext node holds {others}"
+    other_reasons = {r: refused([dialer], r) for r in ("timeout", "certificate", "alert", "protocol")}
+    assert not any(other_reasons.values()), f"n3 counted other failures too: {other_reasons}"
+    nobody_suspected(c)
+    print(f"a TLS member dialing a plaintext node: {refused([dialer], 'closed'):.0f} handshake(s) failed as closed "
+          f"within {took:.2f} s, the plaintext node closed {plain.metric(closes) or 0:.0f} link(s) as frame_too_large; "
+          f"neither held the other for 3 s")
