@@ -11,9 +11,9 @@
 #include <fstream>
 #include <memory>
 
-#include "tools/daemon_config.hpp"
+#include "daemon/daemon_config.hpp"
 
-namespace weft::tools {
+namespace weft::daemon {
 namespace {
 
 bool has(const std::vector<std::string>& problems, const std::string& text) {
@@ -286,4 +286,4 @@ TEST_F(DaemonConfigTls, FlagsAreCheckedLikeTheFile) {
 }
 
 }  // namespace
-}  // namespace weft::tools
+}  // namespace weft::daemon

@@ -19,7 +19,7 @@
 #include <sstream>
 
 #include "auth/key_file.hpp"
-#include "tools/daemon_config.hpp"
+#include "daemon/daemon_config.hpp"
 
 namespace {
 
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
 
   weft::NodeAddress address;
   std::string error;
-  if (!weft::tools::parse_address(admin, address, error)) return fail("--admin " + error);
+  if (!weft::daemon::parse_address(admin, address, error)) return fail("--admin " + error);
   if (token_file.empty()) {
     if (const char* from_env = std::getenv("WEFT_ADMIN_TOKEN_FILE")) token_file = from_env;
   }
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     const weft::auth::SecretFile file = weft::auth::read_secret_file(token_file, 4096, "openssl rand -hex 32 > " + token_file);
     if (!file.problem.empty()) return fail("--token-file " + file.problem);
     std::string token;
-    if (!weft::tools::parse_admin_token(file.text, token, error)) return fail("--token-file " + token_file + ": " + error);
+    if (!weft::daemon::parse_admin_token(file.text, token, error)) return fail("--token-file " + token_file + ": " + error);
     client.set_bearer_token_auth(token.c_str());
   }
   client.set_connection_timeout(2);

@@ -30,6 +30,7 @@ import weftwire  # noqa: E402
 from admin_cases import (case_admin_chunked_body, case_admin_header_no_colon, case_admin_huge_body,  # noqa: E402,F401
                          case_admin_huge_head, case_admin_lock, case_admin_malformed_request_line,
                          case_admin_many_sources, case_admin_nul_request_line, case_admin_slow_one_source)
+from app_cases import case_counterd  # noqa: E402,F401
 from limit_cases import case_handshake_flood, case_handshake_flood_tls  # noqa: E402,F401
 from reload_cases import case_reload_keys, case_reload_tls, case_tls_wrong_host  # noqa: E402,F401
 from tls_cases import case_tls_dialer_foreign_ca, case_tls_dialer_plaintext, case_tls_expired  # noqa: E402,F401

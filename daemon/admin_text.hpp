@@ -10,7 +10,7 @@
 
 #include "io/node.hpp"
 
-namespace weft::tools {
+namespace weft::daemon {
 
 // Round trips of the asks weftd made for weftctl: a histogram.
 struct AskLatency {
@@ -31,4 +31,4 @@ struct Snapshot {
 Snapshot make_snapshot(const Kernel& kernel, const io::DriverStats& driver, const AskLatency& asks, Instant now,
                        bool leaving);
 
-}  // namespace weft::tools
+}  // namespace weft::daemon

@@ -14,7 +14,7 @@
 
 #include "kernel/config.hpp"
 
-namespace weft::tools {
+namespace weft::daemon {
 
 struct DaemonConfig {
   Config kernel;          // kernel.self is the advertised address
@@ -81,4 +81,4 @@ bool parse_admin_token(const std::string& text, std::string& token, std::string&
 // "host:port" -> NodeAddress; an error text when it is not one.
 bool parse_address(std::string_view text, NodeAddress& out, std::string& error);
 
-}  // namespace weft::tools
+}  // namespace weft::daemon

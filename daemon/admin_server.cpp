@@ -1,4 +1,4 @@
-#include "tools/admin_server.hpp"
+#include "daemon/admin_server.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -16,7 +16,7 @@
 #include <thread>
 #include <utility>
 
-namespace weft::tools {
+namespace weft::daemon {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -440,4 +440,4 @@ std::string AdminServer::metrics_text() const {
   return text;
 }
 
-}  // namespace weft::tools
+}  // namespace weft::daemon

@@ -1,4 +1,4 @@
-#include "tools/daemon_config.hpp"
+#include "daemon/daemon_config.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -23,7 +23,7 @@
 #include "auth/hmac_sha256.hpp"
 #include "auth/key_file.hpp"
 
-namespace weft::tools {
+namespace weft::daemon {
 namespace {
 
 bool parse_duration(std::string_view text, Duration& out) {
@@ -516,4 +516,4 @@ std::string to_text(const DaemonConfig& config) {
   return text;
 }
 
-}  // namespace weft::tools
+}  // namespace weft::daemon

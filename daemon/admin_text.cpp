@@ -1,11 +1,11 @@
-#include "tools/admin_text.hpp"
+#include "daemon/admin_text.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
-namespace weft::tools {
+namespace weft::daemon {
 namespace {
 
 // A sample value as Prometheus writes it: +Inf, -Inf and NaN by name (a
@@ -224,4 +224,4 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
   return s;
 }
 
-}  // namespace weft::tools
+}  // namespace weft::daemon

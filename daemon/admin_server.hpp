@@ -48,7 +48,7 @@
 #include <string>
 #include <string_view>
 
-namespace weft::tools {
+namespace weft::daemon {
 
 struct AdminLimits {
   std::size_t max_connections = 64;
@@ -148,4 +148,4 @@ class AdminServer final : public httplib::Server {
   std::atomic<std::uint64_t> served_{0};
 };
 
-}  // namespace weft::tools
+}  // namespace weft::daemon
