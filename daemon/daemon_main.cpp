@@ -69,8 +69,21 @@ struct AskReply {
   std::int64_t rtt_us = 0;
 };
 
+struct Daemon;
+void reload(Daemon& d);
+
 struct Daemon {
   asio::io_context io{1};
+  // SIGHUP: reload (armed before the node says it listens: a SIGHUP sent on
+  // that line must reload, not end the process, SIGHUP's default action).
+  std::optional<asio::signal_set> hangups;
+  void watch_hangups() {
+    hangups->async_wait([this](const std::error_code& e, int) {
+      if (e) return;
+      reload(*this);
+      watch_hangups();
+    });
+  }
   std::unique_ptr<weft::io::Node> node;
   weft::daemon::DaemonConfig config;
   std::mutex snapshot_mutex;
@@ -430,19 +443,18 @@ std::vector<std::string> application_problems(const Application& app) {
   return problems;
 }
 
-int main(int argc, char** argv, const Application& application) {
-  const std::string program = application.name.empty() ? "weft daemon" : application.name;
-  if (const std::vector<std::string> bad = application_problems(application); !bad.empty()) {
-    for (const std::string& p : bad) std::fprintf(stderr, "%s: bad application: %s\n", program.c_str(), p.c_str());
-    return 2;
-  }
+namespace {
+
+// Flags over the TOML file: the node's configuration, or the exit code
+// when there is no node to run (--help, --check-config, a problem).
+std::optional<int> read_config(int argc, char** argv, const std::string& program, const Application& application,
+                               DaemonConfig& config, double& leave_timeout_s) {
   CLI::App app{program + ": " + (application.description.empty() ? "a weft cluster node" : application.description)};
   std::string config_file;
   std::string check_file;
   std::vector<std::string> settings;
   std::vector<std::string> seeds;
   std::string bind, advertise, admin, cluster;
-  double leave_timeout_s = 10;
   app.add_option("--config", config_file, "TOML file; every key is a Config knob (docs/deploy.md)");
   app.add_option("--check-config", check_file, "print the effective configuration of FILE and every problem, then exit");
   app.add_option("--set", settings, "key=value, overriding the file (repeatable)");
@@ -454,7 +466,7 @@ int main(int argc, char** argv, const Application& application) {
   app.add_option("--leave-timeout", leave_timeout_s, "seconds to wait for a graceful leave")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
-  weft::daemon::DaemonConfig config = weft::daemon::default_config();
+  config = default_config();
   std::vector<std::string> problems;
   const std::string file = check_file.empty() ? config_file : check_file;
   if (!file.empty()) {
@@ -486,11 +498,16 @@ int main(int argc, char** argv, const Application& application) {
     for (const std::string& p : problems) std::fprintf(stderr, "%s: %s\n", program.c_str(), p.c_str());
     return 2;
   }
+  return std::nullopt;
+}
+
+// The node, its actors spawned and listening; the exit code if it cannot
+// start.
+std::optional<int> start_node(Daemon& d, const Application& application, const std::string& program) {
+  const DaemonConfig& config = d.config;
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [" + config.kernel.self.to_string() + "] %v");
 
-  Daemon d;
-  d.config = config;
   std::error_code ec;
   const asio::ip::address bind_address = asio::ip::make_address(config.bind.host, ec);
   if (ec) {
@@ -511,17 +528,8 @@ int main(int argc, char** argv, const Application& application) {
   options.on_warning = [](const std::string& w) { spdlog::warn("{}", w); };
   options.tls = {config.tls_cert, config.tls_key, config.tls_ca, config.tls_check_names};
   d.node = std::make_unique<weft::io::Node>(d.io, options);
-  // Before the node says it is listening: a SIGHUP sent on that line must
-  // reload, not end the process (SIGHUP's default action).
-  asio::signal_set hangups(d.io, SIGHUP);
-  std::function<void()> on_hangup = [&] {
-    hangups.async_wait([&](const std::error_code& e, int) {
-      if (e) return;
-      reload(d);
-      on_hangup();
-    });
-  };
-  on_hangup();
+  d.hangups.emplace(d.io, SIGHUP);  // before the node says it is listening
+  d.watch_hangups();
 
   for (const ActorKind& kind : application.actors) {
     std::unique_ptr<Behavior> behavior = kind.make();
@@ -546,6 +554,13 @@ int main(int argc, char** argv, const Application& application) {
                                                : std::string("open on loopback (no admin_token_file)"));
   raise_open_file_limit();
 
+  return std::nullopt;
+}
+
+// Publishes snapshots, leaves on the first signal, serves the admin
+// endpoint, and runs the io thread until the node has left or stopped.
+int serve(Daemon& d, const std::string& program, double leave_timeout_s) {
+  const DaemonConfig& config = d.config;
   // Snapshots for the admin endpoint, every 100 ms.
   asio::steady_timer publish_timer(d.io);
   std::function<void()> publish = [&] {
@@ -600,6 +615,23 @@ int main(int argc, char** argv, const Application& application) {
   admin_thread.join();
   d.node->stop();
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv, const Application& application) {
+  const std::string program = application.name.empty() ? "weft daemon" : application.name;
+  if (const std::vector<std::string> bad = application_problems(application); !bad.empty()) {
+    for (const std::string& p : bad) std::fprintf(stderr, "%s: bad application: %s\n", program.c_str(), p.c_str());
+    return 2;
+  }
+  DaemonConfig config;
+  double leave_timeout_s = 10;
+  if (const std::optional<int> exit = read_config(argc, argv, program, application, config, leave_timeout_s)) return *exit;
+  Daemon d;
+  d.config = config;
+  if (const std::optional<int> exit = start_node(d, application, program)) return *exit;
+  return serve(d, program, leave_timeout_s);
 }
 
 }  // namespace weft::daemon
