@@ -13,7 +13,6 @@ happen.
 """
 
 import argparse
-import math
 import os
 import random
 import re
@@ -27,6 +26,8 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(__file__))
 from weftcluster import Ca, Cluster, Miss, parse_duration  # noqa: E402
 import weftwire  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from phi_reference import phi_formula  # noqa: E402
 from admin_cases import (case_admin_chunked_body, case_admin_header_no_colon, case_admin_huge_body,  # noqa: E402,F401
                          case_admin_huge_head, case_admin_lock, case_admin_malformed_request_line,
                          case_admin_many_sources, case_admin_nul_request_line, case_admin_slow_one_source)
@@ -135,24 +136,14 @@ PAUSE_DRIVER_ALLOWANCE = 0.5
 PAUSE_MARK_ALLOWANCE = 0.1 + 0.05 + 0.1
 
 
-def phi_of(y):
-    """PhiDetector::phi_of at y = (elapsed - mean) / sigma (with IEEE's
-    infinities where C++ has them and Python raises)."""
-    exponent = -y * (1.5976 + 0.070566 * y * y)
-    if exponent > 700:
-        return 0.0  # e is infinite: 1 - 1/(1 + e) is 1
-    e = math.exp(exponent)
-    if y > 0:
-        return math.inf if e == 0.0 else -math.log10(e / (1.0 + e))
-    return -math.log10(1.0 - 1.0 / (1.0 + e))
-
-
 def threshold_y(threshold):
-    """PhiDetector::threshold_y: the y at which phi reaches the threshold."""
+    """PhiDetector::threshold_y: the y at which phi reaches the threshold
+    (phi from tests/phi_reference.py, the formula written from its source,
+    not from the kernel)."""
     low, high = -100.0, 100.0
     for _ in range(200):
         mid = (low + high) / 2
-        low, high = (mid, high) if phi_of(mid) < threshold else (low, mid)
+        low, high = (mid, high) if phi_formula(mid, 0.0, 1.0) < threshold else (low, mid)
     return high
 
 
@@ -167,10 +158,16 @@ def expected_marks(c, observers, subject, stopped_at):
     tick, probe = parse_duration(k["gossip_interval"]), parse_duration(k["probe_timeout"])
     marks = {}
     for o in observers:
+        seen = []
+
         def frozen():  # a snapshot made after the stop: the detector has stopped moving
             view = o.view()
-            return view is not None and view.get("monotonic_s", 0) > stopped_at + 0.1 and view
-        view = c.wait(f"n{o.index} publishes its detector after the stop", frozen, 2) and o.view()
+            if view is None or view.get("monotonic_s", 0) <= stopped_at + 0.1:
+                return False
+            seen.append(view)
+            return True
+        c.wait(f"n{o.index} publishes its detector after the stop", frozen, 2)
+        view = seen[-1]
         record = next(m for m in view["members"] if m["address"] == subject.address)
         d = record.get("detector")
         assert d is not None, f"n{o.index} publishes no detector of {subject.address}: {record}"
