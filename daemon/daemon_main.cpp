@@ -263,6 +263,19 @@ bool target_of(const httplib::Request& req, httplib::Response& res, weft::ActorR
   return false;
 }
 
+// The request's `tag` (the message's type tag, default 1), a decimal
+// 0..4294967295; otherwise a 400 naming the range.
+bool tag_of(const httplib::Request& req, httplib::Response& res, std::uint32_t& tag) {
+  tag = 1;
+  if (!req.has_param("tag")) return true;
+  const std::string text = req.get_param_value("tag");
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), tag);
+  if (error == std::errc{} && end == text.data() + text.size() && !text.empty()) return true;
+  res.status = 400;
+  res.set_content("tag must be a decimal 0..4294967295 (the message's type tag; default 1)\n", "text/plain");
+  return false;
+}
+
 void serve_admin(Daemon& d, weft::daemon::AdminServer& server) {
   server.read_only("/health", [&](const httplib::Request&, httplib::Response& res) {
     const auto s = d.read();
@@ -283,10 +296,11 @@ void serve_admin(Daemon& d, weft::daemon::AdminServer& server) {
   });
   server.control("/tell", [&](const httplib::Request& req, httplib::Response& res) {
     weft::ActorRef target;
-    if (!target_of(req, res, target)) return;
+    std::uint32_t tag = 1;
+    if (!target_of(req, res, target) || !tag_of(req, res, tag)) return;
     const std::string body = req.body;
-    const auto result = d.on_io<std::string>([&d, target, body] {
-      const weft::SendResult r = d.node->kernel().tell(d.node->now(), target, 1, bytes_of(body));
+    const auto result = d.on_io<std::string>([&d, target, tag, body] {
+      const weft::SendResult r = d.node->kernel().tell(d.node->now(), target, tag, bytes_of(body));
       d.node->drain();
       return std::string(weft::to_string(r));
     });
@@ -295,7 +309,8 @@ void serve_admin(Daemon& d, weft::daemon::AdminServer& server) {
   });
   server.control("/ask", [&](const httplib::Request& req, httplib::Response& res) {
     weft::ActorRef target;
-    if (!target_of(req, res, target)) return;
+    std::uint32_t tag = 1;
+    if (!target_of(req, res, target) || !tag_of(req, res, tag)) return;
     std::int64_t timeout_ms = 1000;
     if (req.has_param("timeout_ms")) {
       const std::string text = req.get_param_value("timeout_ms");
@@ -308,10 +323,10 @@ void serve_admin(Daemon& d, weft::daemon::AdminServer& server) {
       return;
     }
     const std::string body = req.body;
-    const auto future = d.on_io<std::shared_ptr<std::promise<AskReply>>>([&d, target, body, timeout_ms] {
+    const auto future = d.on_io<std::shared_ptr<std::promise<AskReply>>>([&d, target, tag, body, timeout_ms] {
       auto promise = std::make_shared<std::promise<AskReply>>();
       const Instant now = d.node->now();
-      d.asks[d.node->kernel().ask(now, target, 1, bytes_of(body), Duration::milliseconds(timeout_ms))] = {now, promise};
+      d.asks[d.node->kernel().ask(now, target, tag, bytes_of(body), Duration::milliseconds(timeout_ms))] = {now, promise};
       d.node->drain();
       return promise;
     });
