@@ -2,30 +2,56 @@
 
 - counterd: three weft-counterd (props/counter/counterd.cpp: the sharded
   counter weft-counter-sim simulates, on weft::daemon::main) converge;
-  increments sent through n1's admin endpoint to the shard that owns the
-  key, on n2, are acknowledged with the counts 1..10 (the typed protocol of
-  props/counter/counter_actor.hpp, MessagePack by hand); a body that does
-  not decode is answered BadRequest (the shard's typed dead letter; those
-  are not in the daemon's metrics yet); a SIGTERM leave of n3 ends with n3 removed everywhere and its
-  process exiting 0.
+  increments sent with `weftctl ask --json '[4]'` through n1's admin
+  endpoint to the shard that owns the key, on n2, are acknowledged with the
+  counts 1..10 (the typed protocol of props/counter/counter_actor.hpp:
+  weftctl encodes the JSON as MessagePack and prints the Value reply as
+  JSON); a tag the endpoint cannot parse (`&tag=x`) is a 400, JSON weftctl
+  cannot parse is its exit 2, and neither sends anything: a Read (`--tag 2`)
+  through weftctl then reports the count, 10; a body that does not decode
+  is answered BadRequest (the shard's typed dead letter; those are not in
+  the daemon's metrics yet); a SIGTERM leave of n3 ends with n3 removed
+  everywhere and its process exiting 0.
 """
 
+import json
 import signal
+import subprocess
 import urllib.error
 import urllib.request
 
-INCREMENT_TAG = 1  # the tag the admin endpoint's /ask sends (counter_actor.hpp: Increment)
+INCREMENT_TAG = 1  # counter_actor.hpp: Increment{key}, the admin endpoint's default tag
+READ_TAG = 2  # counter_actor.hpp: Read{key}
 
 
-def ask(node, target, body):
-    """POSTs /ask to `node` for `target` (host:port/actor); returns the
-    outcome header and the reply's bytes."""
-    req = urllib.request.Request(f"http://{node.admin}/ask?to={target}&timeout_ms=2000", data=body, method="POST")
+def ask(node, target, body, query=""):
+    """POSTs /ask to `node` for `target` (host:port/actor), `query` appended
+    to the URL; returns the HTTP status, the outcome header and the reply's
+    bytes."""
+    req = urllib.request.Request(f"http://{node.admin}/ask?to={target}&timeout_ms=2000{query}", data=body,
+                                 method="POST")
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
-            return r.headers.get("X-Weft-Outcome"), r.read()
+            return r.status, r.headers.get("X-Weft-Outcome"), r.read()
     except urllib.error.HTTPError as e:
-        return e.headers.get("X-Weft-Outcome"), e.read()
+        return e.code, e.headers.get("X-Weft-Outcome"), e.read()
+
+
+def ctl_ask(ctl, node, target, *args):
+    """Runs `weftctl ask` through `node`'s admin endpoint."""
+    return subprocess.run([ctl, f"--admin={node.admin}", "ask", target, *args, "--timeout-ms=2000"],
+                          capture_output=True, text=True, timeout=15)
+
+
+def ctl_ask_json(ctl, node, target, text, tag):
+    """`weftctl ask --json TEXT --tag TAG`: the reply, parsed from the JSON
+    weftctl prints above its round-trip line."""
+    out = ctl_ask(ctl, node, target, "--json", text, f"--tag={tag}")
+    assert out.returncode == 0, \
+        f"weftctl ask --json {text} --tag {tag}: exit {out.returncode}: {out.stdout}{out.stderr}"
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2 and lines[1].startswith("(round trip "), f"weftctl ask --json output: {out.stdout!r}"
+    return json.loads(lines[0])
 
 
 def case_counterd(c, ctl):
@@ -37,20 +63,31 @@ def case_counterd(c, ctl):
     shard = f"{n2.address}/counter"
     counts = []
     for _ in range(10):
-        outcome, body = ask(n1, shard, bytes([0x91, key]))  # Increment{key}: fixarray of one fixint
-        assert outcome == "reply", f"an increment of key {key} through n1: {outcome} {body!r}"
-        assert len(body) == 3 and body[0] == 0x92 and body[1] == key, f"not a Value{{key, count}}: {body!r}"
-        counts.append(body[2])
+        reply = ctl_ask_json(ctl, n1, shard, f"[{key}]", INCREMENT_TAG)  # Increment{key}: sent as 0x91 0x04
+        assert isinstance(reply, list) and len(reply) == 2 and reply[0] == key, f"not a Value{{key, count}}: {reply!r}"
+        counts.append(reply[1])
     assert counts == list(range(1, 11)), f"the acknowledged counts of key {key}: {counts}"
-    outcome, body = ask(n1, shard, b"not msgpack")
+    print(f"10 increments of key {key} through weftctl --json and n1 to the shard on n2 acknowledged with counts "
+          f"{counts[0]}..{counts[-1]}")
+    for bad in ("x", "4294967296", "-1", ""):
+        status, outcome, body = ask(n1, shard, bytes([0x91, key]), f"&tag={bad}")
+        assert status == 400 and outcome is None, f"&tag={bad!r}: HTTP {status} {outcome} {body!r}"
+    assert b"tag must be" in body, f"the 400 does not say what a tag is: {body!r}"
+    out = ctl_ask(ctl, n1, shard, "--json", f"[{key}", f"--tag={INCREMENT_TAG}")
+    assert out.returncode == 2 and "parse error at line 1, column" in out.stderr and "nothing sent" in out.stderr, \
+        f"weftctl --json with bad JSON: exit {out.returncode}: {out.stdout}{out.stderr}"
+    print(f"&tag=x (and 2^32, -1, empty) answered 400; weftctl on bad JSON: exit 2, {out.stderr.strip()!r}")
+    reply = ctl_ask_json(ctl, n1, shard, f"[{key}]", READ_TAG)  # Read{key}
+    assert reply == [key, 10], f"a Read of key {key} after 10 increments and the refused requests: {reply!r}"
+    print(f"a Read through weftctl --json --tag {READ_TAG}: {json.dumps(reply)} (the refused requests sent nothing)")
+    _, outcome, body = ask(n1, shard, b"not msgpack")
     assert outcome == "reply" and body[:1] == b"\x91", f"a bad body: {outcome} {body!r} (BadRequest{{reason}})"
-    print(f"10 increments of key {key} through n1 to the shard on n2 acknowledged with counts {counts[0]}..{counts[-1]}; "
-          f"a body that does not decode answered BadRequest ({body[2:].decode(errors='replace')!r})")
+    print(f"a body that does not decode answered BadRequest ({body[2:].decode(errors='replace')!r})")
     n3.signal(signal.SIGTERM)
     c.wait("n3 exits after its leave", lambda: not n3.alive(), 15)
     assert n3.proc.returncode == 0, f"weft-counterd n3 exited {n3.proc.returncode}"
     c.wait("n1 and n2 hold n3 removed",
            lambda: all((m := n.member(n3)) is None or m["status"] == "removed" for n in (n1, n2)), 10)
-    outcome, body = ask(n1, shard, bytes([0x91, key]))
+    _, outcome, body = ask(n1, shard, bytes([0x91, key]))
     assert outcome == "reply" and body == bytes([0x92, key, 11]), f"after n3 left: {outcome} {body!r}"
     print("SIGTERM: n3 left and exited 0; the shard on n2 still counts (11)")
