@@ -9,13 +9,36 @@ namespace weft::daemon {
 namespace {
 
 // A sample value as Prometheus writes it: +Inf, -Inf and NaN by name (a
-// silent peer's phi is infinite).
+// silent peer's phi is infinite); otherwise the shortest text that reads
+// back as the same double, so a counter past a million is not rounded to
+// six digits (1.23457e+06).
 std::string number(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
   char buffer[64];
-  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, 6);
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
   return error == std::errc{} ? std::string(buffer, end) : "NaN";
+}
+
+// A label value or HELP text escaped as the text format wants: \\, \n, and
+// in label values \".
+std::string escaped(std::string_view text, bool quote) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '"' && quote) out += "\\\"";
+    else out += c;
+  }
+  return out;
+}
+
+// {a="x",b="y"} with `extra` (le="...") last; empty for no labels at all.
+std::string label_text(const MetricLabels& labels, const std::string& extra = {}) {
+  std::string out;
+  for (const auto& [name, value] : labels) out += (out.empty() ? "" : ",") + name + "=\"" + escaped(value, true) + "\"";
+  if (!extra.empty()) out += (out.empty() ? "" : ",") + extra;
+  return out.empty() ? out : "{" + out + "}";
 }
 
 // One metric family: HELP, TYPE, then its samples.
@@ -76,6 +99,26 @@ void AskLatency::record(Duration rtt) {
   ++buckets[bucket];
   sum_ns += rtt.ns();
   ++count;
+}
+
+std::string application_metrics_text(const Metrics& metrics) {
+  std::string out;
+  for (const auto& [name, f] : metrics.families()) {
+    out += "# HELP " + name + " " + escaped(f.help, false) + "\n# TYPE " + name + " " + std::string(to_string(f.kind)) + "\n";
+    for (const auto& [labels, c] : f.counters) out += name + label_text(labels) + " " + std::to_string(c.value()) + "\n";
+    for (const auto& [labels, g] : f.gauges) out += name + label_text(labels) + " " + number(g.value()) + "\n";
+    for (const auto& [labels, h] : f.histograms) {
+      std::uint64_t cumulative = 0;
+      for (std::size_t i = 0; i < h.counts().size(); ++i) {
+        cumulative += h.counts()[i];
+        const std::string le = i < h.bounds().size() ? number(h.bounds()[i]) : "+Inf";
+        out += name + "_bucket" + label_text(labels, "le=\"" + le + "\"") + " " + std::to_string(cumulative) + "\n";
+      }
+      out += name + "_sum" + label_text(labels) + " " + number(h.sum()) + "\n";
+      out += name + "_count" + label_text(labels) + " " + std::to_string(h.count()) + "\n";
+    }
+  }
+  return out;
 }
 
 Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const AskLatency& asks, Instant now,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "app/metrics.hpp"
 #include "io/node.hpp"
 
 namespace weft::daemon {
@@ -27,6 +28,11 @@ struct Snapshot {
   std::string members_json;
   std::string metrics;
 };
+
+// An application's metrics (app/metrics.hpp) as Prometheus text, for
+// /metrics beside the kernel's: every family with HELP and TYPE, counters
+// as exact integers, histograms with cumulative le buckets, _sum, _count.
+std::string application_metrics_text(const Metrics& metrics);
 
 Snapshot make_snapshot(const Kernel& kernel, const io::DriverStats& driver, const AskLatency& asks, Instant now,
                        bool leaving);

@@ -1,5 +1,5 @@
 // weft::daemon::main: one weft node on real TCP (io/) hosting an
-// application's actors (daemon/application.hpp), configured from a TOML
+// application's actors (app/application.hpp), configured from a TOML
 // file and flags, logging membership and reachability changes, and serving
 // its admin endpoint (weftctl's transport and the Prometheus metrics) on
 // loopback by default. weftd is this with the demo application.
@@ -84,6 +84,9 @@ struct Daemon {
       watch_hangups();
     });
   }
+  // The application's metrics: before `node`, so the actors holding
+  // references into it are gone before it is.
+  weft::Metrics metrics;
   std::unique_ptr<weft::io::Node> node;
   weft::daemon::DaemonConfig config;
   std::mutex snapshot_mutex;
@@ -193,6 +196,7 @@ struct Daemon {
     log_refusals();
     auto next = std::make_shared<weft::daemon::Snapshot>(
         weft::daemon::make_snapshot(node->kernel(), node->stats(), ask_latency, node->now(), leaving));
+    next->metrics += weft::daemon::application_metrics_text(metrics);
     const std::lock_guard lock(snapshot_mutex);
     snapshot = std::move(next);
   }
@@ -439,25 +443,6 @@ void raise_open_file_limit() {
 
 namespace weft::daemon {
 
-std::vector<std::string> application_problems(const Application& app) {
-  std::vector<std::string> problems;
-  if (app.name.empty()) problems.push_back("the application has no name (Application::name names the program)");
-  std::set<std::string> names;
-  for (std::size_t i = 0; i < app.actors.size(); ++i) {
-    const ActorKind& kind = app.actors[i];
-    const std::string which = kind.name.empty() ? "actor kind " + std::to_string(i + 1) : "actor kind \"" + kind.name + "\"";
-    if (kind.name.empty()) problems.push_back(which + " has no name");
-    if (kind.name.size() > wire::kMaxActorNameBytes) {
-      problems.push_back(which + ": a name is at most " + std::to_string(wire::kMaxActorNameBytes) + " bytes");
-    }
-    if (!kind.make) problems.push_back(which + " has no factory (ActorKind::make)");
-    if (!kind.name.empty() && !names.insert(kind.name).second) {
-      problems.push_back(which + " is defined twice: every node spawns one actor of each name");
-    }
-  }
-  return problems;
-}
-
 namespace {
 
 // Flags over the TOML file: the node's configuration, or the exit code
@@ -546,8 +531,9 @@ std::optional<int> start_node(Daemon& d, const Application& application, const s
   d.hangups.emplace(d.io, SIGHUP);  // before the node says it is listening
   d.watch_hangups();
 
+  const ActorStart start{.metrics = d.metrics, .planted = {}};
   for (const ActorKind& kind : application.actors) {
-    std::unique_ptr<Behavior> behavior = kind.make();
+    std::unique_ptr<Behavior> behavior = make_actor(kind, start);
     if (behavior == nullptr) {
       std::fprintf(stderr, "%s: bad application: actor kind \"%s\": its factory made no behavior\n", program.c_str(),
                    kind.name.c_str());

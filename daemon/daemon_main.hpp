@@ -1,16 +1,18 @@
 // weft::daemon::main: a whole weft node for an application of one's own.
-// A program defines its application (daemon/application.hpp) and hands it
+// A program defines its application (app/application.hpp) and hands it
 // over; the node it gets is weftd's: every flag and TOML key of
 // docs/deploy.md, --check-config, auth key files and TLS (reloaded on
 // SIGHUP), spdlog, the admin and metrics endpoint, and a graceful leave on
-// SIGTERM (a second signal exits at once). weftd is
+// SIGTERM (a second signal exits at once). The application's actors are
+// spawned before the node listens, and its metrics (theirs, and typed
+// actors' dead letters) are on /metrics after the kernel's. weftd is
 //
 //   int main(int argc, char** argv) { return weft::daemon::main(argc, argv, demo_application()); }
 //
 // and docs/own-actors.md ("Deploy it") shows a user's own.
 #pragma once
 
-#include "daemon/application.hpp"
+#include "app/application.hpp"
 
 namespace weft::daemon {
 

@@ -146,6 +146,10 @@ class Kernel {
   // The detector judging a monitored subject; nullptr if not monitored.
   const PhiDetector* detector(const MemberId& subject) const;
   std::size_t mailbox_size(std::string_view actor) const;
+  // The behavior of the local actor spawned under `actor`; nullptr if none.
+  // For the simulator's workloads, which check the state of actors another
+  // party spawned (sim/application_actors.hpp); never for actor code.
+  Behavior* behavior(std::string_view actor);
   // The most messages any one actor's mailbox holds now, in O(actors): a
   // checker that reads mailboxes after every input reads this one number
   // rather than looking each actor up by name.

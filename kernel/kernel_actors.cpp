@@ -423,6 +423,11 @@ std::size_t Kernel::mailbox_size(std::string_view actor) const {
   return found == actor_index_.end() ? 0 : actors_[found->second]->mailbox.size();
 }
 
+Behavior* Kernel::behavior(std::string_view actor) {
+  const auto found = actor_index_.find(actor);
+  return found == actor_index_.end() ? nullptr : actors_[found->second]->behavior.get();
+}
+
 std::size_t Kernel::deepest_mailbox() const {
   std::size_t deepest = 0;
   for (const std::unique_ptr<Actor>& actor : actors_) deepest = std::max<std::size_t>(deepest, actor->mailbox.size());

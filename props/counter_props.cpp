@@ -26,7 +26,9 @@
 #include <vector>
 
 #include "props/counter/counter_actor.hpp"
+#include "props/counter/counter_app.hpp"
 #include "props/counter/counter_workload.hpp"
+#include "sim/application_actors.hpp"
 #include "sim/scenario.hpp"
 #include "sim/simulator.hpp"
 
@@ -135,16 +137,27 @@ TEST(CounterShardUnit, TheFlawAcknowledgesSameInstantIncrementsWithoutApplyingTh
 
 // --- The workload on a Simulator driven by hand.
 
+// The defects a run plants in the counter application (counter_app.hpp).
+std::vector<std::string> planted(Flaw flaw) {
+  return flaw == Flaw::none ? std::vector<std::string>{} : std::vector<std::string>{"coalesce_same_instant"};
+}
+
+// The application's actors first (they spawn the shards), then the clients:
+// the order weft::sim::main runs them in.
 class Direct {
  public:
-  Direct(std::size_t nodes, std::uint64_t seed, CounterWorkloadOptions options) : workload_(options) {
+  Direct(std::size_t nodes, std::uint64_t seed, CounterWorkloadOptions options, Flaw flaw = Flaw::none)
+      : actors_(app_, planted(flaw)), workload_(options) {
     scenario_.seed = seed;
     scenario_.nodes = nodes;
     sim::SimOptions o;
     o.seed = seed;
     o.nodes = nodes;
     o.network = scenario_.network;
-    o.on_start = [this](std::size_t node, Kernel& kernel, Instant now) { workload_.on_start(node, kernel, now); };
+    o.on_start = [this](std::size_t node, Kernel& kernel, Instant now) {
+      actors_.on_start(node, kernel, now);
+      workload_.on_start(node, kernel, now);
+    };
     o.on_event = [this](std::size_t node, const Event& event) { workload_.on_event(node, event); };
     sim_ = std::make_unique<sim::Simulator>(std::move(o));  // boots the nodes: on_start runs here
     start_ = sim_->now();
@@ -157,6 +170,7 @@ class Direct {
     const Instant end = start_ + until;
     while (sim_->now() < end && failures_.empty()) {
       sim_->run_for(std::min(Duration::milliseconds(100), end - sim_->now()));
+      actors_.check(*sim_, failures_);
       workload_.check(*sim_, failures_);
     }
   }
@@ -168,6 +182,8 @@ class Direct {
   const CounterWorkload& workload() const { return workload_; }
 
  private:
+  Application app_ = application("counter_props");
+  sim::ApplicationActors actors_;
   CounterWorkload workload_;
   sim::Scenario scenario_;
   std::unique_ptr<sim::Simulator> sim_;
@@ -203,9 +219,7 @@ TEST(CounterDirect, ARestartedOwnerStartsAgainAndIsExempt) {
 // Increments to a paused owner wait in its socket, then all arrive at the
 // instant it resumes: the burst the flawed shard mishandles.
 std::vector<std::string> pause_an_owner(Flaw flaw) {
-  CounterWorkloadOptions options;
-  options.flaw = flaw;
-  Direct d(5, 3, options);
+  Direct d(5, 3, {}, flaw);
   d.run_to(Duration::seconds(5));
   d.sim().pause(2, Duration::seconds(1));
   d.run_to(Duration::seconds(15));
@@ -234,10 +248,10 @@ struct Outcome {
 Outcome run_counter(std::uint64_t seed, std::size_t nodes, std::int64_t chaos_seconds, Flaw flaw) {
   Outcome out;
   out.scenario = sim::generate(seed, nodes, Duration::seconds(chaos_seconds));
-  CounterWorkloadOptions options;
-  options.flaw = flaw;
-  CounterWorkload workload(options);
-  sim::Workload* const workloads[] = {&workload};
+  const Application app = application("counter_props");
+  sim::ApplicationActors actors(app, planted(flaw));
+  CounterWorkload workload;
+  sim::Workload* const workloads[] = {&actors, &workload};
   out.result = sim::run(out.scenario, {}, workloads);
   out.summary = workload.summary();
   return out;

@@ -1,13 +1,14 @@
 // An application the daemon cannot host is refused at start, naming the
-// kind that is wrong (daemon/application.hpp).
+// kind that is wrong (app/application.hpp).
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "daemon/application.hpp"
+#include "app/application.hpp"
 #include "daemon/daemon_main.hpp"
+#include "tools/sim_main.hpp"
 
 namespace {
 
@@ -16,8 +17,8 @@ class Quiet final : public weft::Behavior {
   void receive(weft::Context&, const weft::Delivery&) override {}
 };
 
-weft::daemon::ActorKind kind(std::string name) {
-  return {.name = std::move(name), .make = [] { return std::make_unique<Quiet>(); }};
+weft::ActorKind kind(std::string name) {
+  return {.name = std::move(name), .make = [](const weft::ActorStart&) { return std::make_unique<Quiet>(); }};
 }
 
 bool names(const std::vector<std::string>& problems, const std::string& text) {
@@ -28,38 +29,53 @@ bool names(const std::vector<std::string>& problems, const std::string& text) {
 }
 
 TEST(DaemonApplication, AWellFormedOneHasNoProblems) {
-  const weft::daemon::Application app{.name = "appd", .description = "", .actors = {kind("a"), kind("b")}};
-  EXPECT_TRUE(weft::daemon::application_problems(app).empty());
+  const weft::Application app{.name = "appd", .description = "", .actors = {kind("a"), kind("b")}};
+  EXPECT_TRUE(weft::application_problems(app).empty());
 }
 
 TEST(DaemonApplication, ADuplicateActorNameIsNamed) {
-  const weft::daemon::Application app{.name = "appd", .description = "", .actors = {kind("a"), kind("b"), kind("a")}};
-  const auto problems = weft::daemon::application_problems(app);
+  const weft::Application app{.name = "appd", .description = "", .actors = {kind("a"), kind("b"), kind("a")}};
+  const auto problems = weft::application_problems(app);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_TRUE(names(problems, "actor kind \"a\" is defined twice")) << problems.front();
 }
 
 TEST(DaemonApplication, AKindWithoutAFactoryOrANameIsNamed) {
-  weft::daemon::ActorKind no_factory{.name = "lost", .make = nullptr};
-  const weft::daemon::Application app{.name = "appd", .description = "", .actors = {no_factory, kind("")}};
-  const auto problems = weft::daemon::application_problems(app);
+  weft::ActorKind no_factory{.name = "lost", .make = nullptr};
+  const weft::Application app{.name = "appd", .description = "", .actors = {no_factory, kind("")}};
+  const auto problems = weft::application_problems(app);
   ASSERT_EQ(problems.size(), 2u);
   EXPECT_TRUE(names(problems, "actor kind \"lost\" has no factory")) << problems[0];
   EXPECT_TRUE(names(problems, "actor kind 2 has no name")) << problems[1];
 }
 
 TEST(DaemonApplication, ANameOverTheWireLimitAndNoProgramNameAreNamed) {
-  const weft::daemon::Application app{.name = "", .description = "", .actors = {kind(std::string(256, 'x'))}};
-  const auto problems = weft::daemon::application_problems(app);
+  const weft::Application app{.name = "", .description = "", .actors = {kind(std::string(256, 'x'))}};
+  const auto problems = weft::application_problems(app);
   ASSERT_EQ(problems.size(), 2u);
   EXPECT_TRUE(names(problems, "the application has no name"));
   EXPECT_TRUE(names(problems, "a name is at most 255 bytes"));
 }
 
+TEST(DaemonApplication, DefectsAndWorkloadsAreCheckedToo) {
+  const weft::Application app{
+      .name = "appd",
+      .description = "",
+      .actors = {kind("a")},
+      .defects = {{.name = "slip", .property = "P", .branch = "b"}, {.name = "slip", .property = "", .branch = ""}},
+      .workloads = {{.name = "load", .description = "", .make = nullptr}},
+  };
+  const auto problems = weft::application_problems(app);
+  ASSERT_EQ(problems.size(), 3u);
+  EXPECT_TRUE(names(problems, "defect \"slip\" names no property")) << problems[0];
+  EXPECT_TRUE(names(problems, "defect \"slip\" is defined twice")) << problems[1];
+  EXPECT_TRUE(names(problems, "workload \"load\" has no factory")) << problems[2];
+}
+
 // The refusal comes before any flag is read or socket opened: exit 2, the
 // kind named on stderr.
 TEST(DaemonApplication, MainRefusesABadOneAtStart) {
-  const weft::daemon::Application app{.name = "appd", .description = "", .actors = {kind("a"), kind("a")}};
+  const weft::Application app{.name = "appd", .description = "", .actors = {kind("a"), kind("a")}};
   char program[] = "appd";
   char* argv[] = {program, nullptr};
   testing::internal::CaptureStderr();
@@ -67,6 +83,20 @@ TEST(DaemonApplication, MainRefusesABadOneAtStart) {
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 2);
   EXPECT_NE(err.find("appd: bad application: actor kind \"a\" is defined twice"), std::string::npos) << err;
+}
+
+// The simulator's main refuses the same definition the same way.
+TEST(DaemonApplication, SimMainRefusesABadOneAtStart) {
+  const weft::Application app{.name = "app-sim", .actors = {kind("a")},
+                              .workloads = {{.name = "load", .description = "", .make = nullptr}}};
+  char program[] = "app-sim";
+  char run[] = "run";
+  char* argv[] = {program, run, nullptr};
+  testing::internal::CaptureStderr();
+  const int rc = weft::sim::main(2, argv, app);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("app-sim: bad application: workload \"load\" has no factory"), std::string::npos) << err;
 }
 
 }  // namespace

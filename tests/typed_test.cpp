@@ -198,6 +198,10 @@ void expect_dead_letters(const std::vector<BadBody>& cases) {
   auto owned = std::make_unique<Store>();
   Store& store = *owned;
   const ActorRef ref = h.node(1).spawn(h.now(), "store", std::move(owned));
+  // As a host exports it (app/application.hpp: make_actor): the daemon's
+  // /metrics shows these series.
+  Metrics metrics;
+  store.export_metrics(metrics, "store");
   const std::uint64_t kernel_before = kernel_dead_letters(h.node(1));
   for (const BadBody& c : cases) ASSERT_EQ(h.node(2).tell(h.now(), ref, c.tag, c.body), SendResult::sent);
   h.advance(Duration::milliseconds(200));
@@ -214,8 +218,13 @@ void expect_dead_letters(const std::vector<BadBody>& cases) {
     EXPECT_NE(got.detail.find(cases[i].detail_has), std::string::npos);
     ++expected[static_cast<std::size_t>(cases[i].reason)];
   }
+  const auto& exported = metrics.families().at("weft_typed_dead_letters_total").counters;
+  ASSERT_EQ(exported.size(), kDeadLetterReasonCount);  // every reason, zeros too
   for (std::size_t r = 0; r < kDeadLetterReasonCount; ++r) {
-    EXPECT_EQ(store.dead_letters(static_cast<DeadLetterReason>(r)), expected[r]) << r;
+    const auto reason = static_cast<DeadLetterReason>(r);
+    EXPECT_EQ(store.dead_letters(reason), expected[r]) << r;
+    const MetricLabels labels{{"actor", "store"}, {"reason", std::string(to_string(reason))}};
+    EXPECT_EQ(exported.at(labels).value(), expected[r]) << to_string(reason);
   }
   // The kernel delivered every one of them: its dead letters are its own.
   EXPECT_EQ(kernel_dead_letters(h.node(1)), kernel_before);

@@ -36,6 +36,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "sim/application_actors.hpp"
 #include "sim/recorder.hpp"
 #include "sim/scenario.hpp"
 #include "tools/json.hpp"
@@ -50,9 +51,9 @@ using weft::sim::Verdict;
 
 struct Options {
   std::string program = "weft-sim";  // as the printed commands name it
-  std::span<const weft::sim::UserWorkload> registered;
-  std::vector<std::string> workloads;  // --workload: those to run (none given: every registered one)
-  std::vector<std::string> defects;    // --defect: the registered workloads' planted defects
+  const weft::Application* app = nullptr;  // never null once main() has begun
+  std::vector<std::string> workloads;  // --workload: those to run (none given: every one the application has)
+  std::vector<std::string> defects;    // --defect: the application's planted defects
   std::uint64_t seed = 42;
   std::size_t nodes = 5;
   std::int64_t chaos_seconds = 30;
@@ -97,50 +98,159 @@ std::string mutation_list(std::string_view separator) {
   return names;
 }
 
-// The registered workloads a run plays (every one, or those --workload
-// names), each made fresh with its --defect names planted.
+bool contains(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// What a run of the application plays: its actors on every node life
+// (sim/application_actors.hpp), first, so its workloads find them, then its
+// workloads (every one, or those --workload names), each made fresh, with
+// the --defect names planted in both.
 struct RunWorkloads {
+  std::unique_ptr<weft::sim::ApplicationActors> actors;  // null if the application has none
   std::vector<std::unique_ptr<weft::sim::Workload>> owned;
   std::vector<weft::sim::Workload*> view;
 };
 RunWorkloads make_workloads(const Options& o, std::uint64_t seed) {
   RunWorkloads w;
-  for (const weft::sim::UserWorkload& u : o.registered) {
-    if (!o.workloads.empty() && std::find(o.workloads.begin(), o.workloads.end(), u.name) == o.workloads.end()) {
-      continue;
-    }
-    std::vector<std::string> planted;
-    for (const weft::sim::PlantedDefect& d : u.defects) {
-      if (std::find(o.defects.begin(), o.defects.end(), d.name) != o.defects.end()) planted.push_back(d.name);
-    }
-    w.owned.push_back(u.make(seed, planted));
+  if (!o.app->actors.empty()) {
+    w.actors = std::make_unique<weft::sim::ApplicationActors>(*o.app, o.defects);
+    w.view.push_back(w.actors.get());
+  }
+  for (const weft::WorkloadKind& u : o.app->workloads) {
+    if (!o.workloads.empty() && !contains(o.workloads, u.name)) continue;
+    w.owned.push_back(u.make(seed, o.defects));
     w.view.push_back(w.owned.back().get());
   }
   return w;
 }
 
-// Every --workload is registered and every --defect belongs to a workload
-// that runs; otherwise the problem, naming the choices.
+// Every --workload and --defect is the application's; otherwise the
+// problem, naming the choices.
 std::string check_workload_names(const Options& o) {
   std::string names;
   std::string defects;
-  for (const weft::sim::UserWorkload& u : o.registered) {
-    names += " " + u.name;
-    const bool runs = o.workloads.empty() || std::find(o.workloads.begin(), o.workloads.end(), u.name) != o.workloads.end();
-    for (const weft::sim::PlantedDefect& d : u.defects) {
-      if (runs) defects += " " + d.name;
-    }
-  }
+  for (const weft::WorkloadKind& u : o.app->workloads) names += " " + u.name;
+  for (const weft::PlantedDefect& d : o.app->defects) defects += " " + d.name;
   for (const std::string& w : o.workloads) {
-    if (names.find(" " + w) == std::string::npos) return "--workload " + w + " is not registered; choose one of:" + names;
+    if ((names + " ").find(" " + w + " ") == std::string::npos) {
+      return "--workload " + w + " is not one of the application's; choose one of:" +
+             (names.empty() ? std::string(" (none)") : names);
+    }
   }
   for (const std::string& d : o.defects) {
     if ((defects + " ").find(" " + d + " ") == std::string::npos) {
-      return "--defect " + d + " is not a defect of the workloads that run; choose one of:" +
+      return "--defect " + d + " is not one of the application's defects; choose one of:" +
              (defects.empty() ? std::string(" (none)") : defects);
     }
   }
   return {};
+}
+
+// The application's metrics after a run: per series, every node's value
+// (sim/application_actors.hpp keeps one registry per node for the run).
+struct SeriesKey {
+  std::string name;
+  weft::MetricLabels labels;
+  auto operator<=>(const SeriesKey&) const = default;
+};
+std::string series_text(const SeriesKey& key) {
+  std::string labels;
+  for (const auto& [name, value] : key.labels) labels += (labels.empty() ? "" : ",") + name + "=" + value;
+  return key.name + (labels.empty() ? "" : "{" + labels + "}");
+}
+std::string metric_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+// One line per series: its kind, each node's value and the total (a
+// histogram: its count and sum).
+std::vector<std::string> metrics_lines(const weft::sim::ApplicationActors& actors) {
+  std::map<SeriesKey, std::pair<std::string, std::vector<std::string>>> by_series;  // kind, per-node text
+  std::map<SeriesKey, double> totals;
+  std::map<SeriesKey, std::pair<std::uint64_t, double>> histogram_totals;
+  for (std::size_t node = 1; node <= actors.nodes(); ++node) {
+    for (const auto& [name, f] : actors.metrics(node).families()) {
+      const std::string kind(weft::to_string(f.kind));
+      const std::string n = "n" + std::to_string(node) + "=";
+      for (const auto& [labels, c] : f.counters) {
+        auto& entry = by_series[{name, labels}];
+        entry.first = kind;
+        entry.second.push_back(n + std::to_string(c.value()));
+        totals[{name, labels}] += static_cast<double>(c.value());
+      }
+      for (const auto& [labels, g] : f.gauges) {
+        auto& entry = by_series[{name, labels}];
+        entry.first = kind;
+        entry.second.push_back(n + metric_number(g.value()));
+        totals[{name, labels}] += g.value();
+      }
+      for (const auto& [labels, h] : f.histograms) {
+        auto& entry = by_series[{name, labels}];
+        entry.first = kind;
+        entry.second.push_back(n + std::to_string(h.count()));
+        auto& [count, sum] = histogram_totals[{name, labels}];
+        count += h.count();
+        sum += h.sum();
+      }
+    }
+  }
+  std::vector<std::string> lines;
+  for (const auto& [key, entry] : by_series) {
+    std::string line = series_text(key) + " (" + entry.first + "):";
+    for (const std::string& v : entry.second) line += " " + v;
+    if (const auto h = histogram_totals.find(key); h != histogram_totals.end()) {
+      line += "; " + std::to_string(h->second.first) + " observed, sum " + metric_number(h->second.second);
+    } else {
+      line += "; total " + metric_number(totals[key]);
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// The same as JSON: [{"node": 1, "name": ..., "labels": {...}, "kind": ...,
+// "value": v} or, for a histogram, "bounds", "counts", "count", "sum"].
+void write_metrics(weft::tools::JsonWriter& j, const weft::sim::ApplicationActors* actors) {
+  j.begin_array();
+  for (std::size_t node = 1; actors != nullptr && node <= actors->nodes(); ++node) {
+    for (const auto& [name, f] : actors->metrics(node).families()) {
+      const auto head = [&](const weft::MetricLabels& labels) {
+        j.begin_object();
+        j.key("node").value(static_cast<std::uint64_t>(node));
+        j.key("name").value(name);
+        j.key("kind").value(weft::to_string(f.kind));
+        j.key("labels").begin_object();
+        for (const auto& [label, value] : labels) j.key(label).value(value);
+        j.end_object();
+      };
+      for (const auto& [labels, c] : f.counters) {
+        head(labels);
+        j.key("value").value(c.value());
+        j.end_object();
+      }
+      for (const auto& [labels, g] : f.gauges) {
+        head(labels);
+        j.key("value").value(g.value(), 6);
+        j.end_object();
+      }
+      for (const auto& [labels, h] : f.histograms) {
+        head(labels);
+        j.key("bounds").begin_array();
+        for (const double b : h.bounds()) j.value(b, 6);
+        j.end_array();
+        j.key("counts").begin_array();
+        for (const std::uint64_t n : h.counts()) j.value(n);
+        j.end_array();
+        j.key("count").value(h.count());
+        j.key("sum").value(h.sum(), 6);
+        j.end_object();
+      }
+    }
+  }
+  j.end_array();
 }
 
 // The scenario the options name: a file, or one generated from the seed,
@@ -363,6 +473,8 @@ int run_one(const Options& o, const char* verb) {
     j.key("final_views").begin_array();
     for (const std::string& view : result.final_views) j.value(view);
     j.end_array();
+    j.key("metrics");
+    write_metrics(j, user.actors.get());
     if (!o.html_file.empty()) {
       j.key("html").value(o.html_file);
     } else {
@@ -382,6 +494,11 @@ int run_one(const Options& o, const char* verb) {
   }
   std::printf("\n");
   for (const std::string& summary : result.summaries) std::printf("%s\n", summary.c_str());
+  if (user.actors != nullptr) {
+    const std::vector<std::string> lines = metrics_lines(*user.actors);
+    if (!lines.empty()) std::printf("\nmetrics (%s's, per node):\n", o.app->name.c_str());
+    for (const std::string& line : lines) std::printf("  %s\n", line.c_str());
+  }
   std::printf("\nverdicts:\n");
   std::printf("  safety (M2 M3 M7 F2 F3 F4 F5 S1 S2 S3 S4 W3) and timed bounds (F1 downs, M5 T_merge, M6 T_boot, W4 T_refute),\n"
               "    checked every 100 ms: %s\n",
@@ -470,13 +587,8 @@ int mutations(const Options& o) {
                  std::string(unswept[0].scenario_only).c_str());
     return 2;
   }
-  for (const weft::sim::UserWorkload& u : o.registered) {
-    if (!o.workloads.empty() && std::find(o.workloads.begin(), o.workloads.end(), u.name) == o.workloads.end()) continue;
-    for (const weft::sim::PlantedDefect& d : u.defects) {
-      if (every || std::find(o.defects.begin(), o.defects.end(), d.name) != o.defects.end()) {
-        targets.push_back({d.name, d.property, d.branch, true});
-      }
-    }
+  for (const weft::PlantedDefect& d : o.app->defects) {
+    if (every || contains(o.defects, d.name)) targets.push_back({d.name, d.property, d.branch, true});
   }
   if (kernel_targets < o.mutations.size()) {
     std::fprintf(stderr, "%s mutations: --mutation names one of: %s\n", o.program.c_str(), mutation_list(" ").c_str());
@@ -792,22 +904,30 @@ int sweep(const Options& o) {
 
 }  // namespace
 
-int weft::sim::main(int argc, char** argv, std::span<const UserWorkload> workloads) {
+int weft::sim::main(int argc, char** argv, const Application& application) {
   Options options;
-  options.registered = workloads;
+  options.app = &application;
   if (argc > 0 && argv[0] != nullptr) {
     const std::string_view path(argv[0]);
     options.program = std::string(path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1));
   }
+  // A definition no host can run is refused before any flag is read, as
+  // weft::daemon::main refuses it (app/application.hpp).
+  const bool own = !application.name.empty() || !application.actors.empty() || !application.workloads.empty() ||
+                   !application.defects.empty();
+  if (own) {
+    if (const std::vector<std::string> bad = weft::application_problems(application); !bad.empty()) {
+      for (const std::string& p : bad) std::fprintf(stderr, "%s: bad application: %s\n", options.program.c_str(), p.c_str());
+      return 2;
+    }
+  }
   CLI::App app{options.program + ": deterministic simulation of a weft cluster" +
-               (workloads.empty() ? std::string() : std::string(" with its own workloads"))};
+               (application.description.empty() ? std::string() : " running " + application.description)};
   app.require_subcommand(1);
   std::string workload_names;
   std::string defect_names;
-  for (const UserWorkload& u : workloads) {
-    workload_names += (workload_names.empty() ? "" : ", ") + u.name;
-    for (const PlantedDefect& d : u.defects) defect_names += (defect_names.empty() ? "" : ", ") + d.name;
-  }
+  for (const WorkloadKind& u : application.workloads) workload_names += (workload_names.empty() ? "" : ", ") + u.name;
+  for (const PlantedDefect& d : application.defects) defect_names += (defect_names.empty() ? "" : ", ") + d.name;
   const auto add_common = [&](CLI::App* sub) {
     sub->add_option("--nodes", options.nodes, "cluster size")->check(CLI::Range(2, 1000))->capture_default_str();
     sub->add_option("--chaos,--duration", options.chaos_seconds, "seconds of the chaos phase (the heal follows)")
@@ -815,10 +935,11 @@ int weft::sim::main(int argc, char** argv, std::span<const UserWorkload> workloa
         ->capture_default_str();
     sub->add_option("--mutation", options.mutations, "plant a defect in every kernel (" + mutation_list(", ") + ")");
     sub->add_option("--require", options.required_marks, "fail (exit 30) unless this coverage mark is hit");
-    if (!workloads.empty()) {
-      sub->add_option("--workload", options.workloads, "run only this registered workload (" + workload_names + ")");
-      sub->add_option("--defect", options.defects,
-                      "plant this defect in its workload (" + (defect_names.empty() ? std::string("none") : defect_names) + ")");
+    if (!application.workloads.empty()) {
+      sub->add_option("--workload", options.workloads, "run only this workload of the application (" + workload_names + ")");
+    }
+    if (!application.defects.empty()) {
+      sub->add_option("--defect", options.defects, "plant this defect in the application (" + defect_names + ")");
     }
   };
   const auto add_run_options = [&](CLI::App* sub) {

@@ -38,11 +38,11 @@ class Counter final : public weft::Behavior {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const weft::daemon::Application demo{
+  const weft::Application demo{
       .name = "weftd",
       .description = "a weft cluster node (the demo actors echo and counter)",
-      .actors = {{.name = "echo", .make = [] { return std::make_unique<Echo>(); }},
-                 {.name = "counter", .make = [] { return std::make_unique<Counter>(); }}},
+      .actors = {{.name = "echo", .make = [](const weft::ActorStart&) { return std::make_unique<Echo>(); }},
+                 {.name = "counter", .make = [](const weft::ActorStart&) { return std::make_unique<Counter>(); }}},
   };
   return weft::daemon::main(argc, argv, demo);
 }

@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/metrics.hpp"
 #include "kernel/actors/behavior.hpp"
 #include "kernel/kernel.hpp"
 
@@ -354,8 +355,11 @@ class TypedContext {
 // no handler, or whose body does not decode, is a dead letter of this
 // actor (see the file comment); an ask among them gets no reply unless the
 // on_dead_letter hook sends one, so its asker sees a timeout otherwise.
+// Hosted by weft::daemon::main or weft::sim::main (app/application.hpp),
+// the dead letters are also counted in the node's metrics as
+// weft_typed_dead_letters_total{actor, reason} (export_metrics).
 template <class P>
-class TypedBehavior : public Behavior {
+class TypedBehavior : public Behavior, public ExportsMetrics {
  public:
   using Ctx = TypedContext<P>;
   using DeadLetterHook = std::function<void(Ctx&, const DeadLetter&)>;
@@ -415,6 +419,18 @@ class TypedBehavior : public Behavior {
     }
   }
 
+  // Every reason's series, registered now so a zero shows on /metrics
+  // before the first dead letter.
+  void export_metrics(Metrics& metrics, std::string_view actor) override {
+    for (std::size_t i = 0; i < kDeadLetterReasonCount; ++i) {
+      const auto reason = static_cast<DeadLetterReason>(i);
+      exported_[i] = &metrics.weft_counter(
+          "weft_typed_dead_letters_total", "messages a typed actor could not handle, by actor and reason",
+          {{"actor", std::string(actor)}, {"reason", std::string(to_string(reason))}});
+      exported_[i]->add(dead_letters_[i]);  // any counted before the export
+    }
+  }
+
   std::uint64_t dead_letters(DeadLetterReason reason) const { return dead_letters_[static_cast<std::size_t>(reason)]; }
   std::uint64_t dead_letters() const {
     std::uint64_t total = 0;
@@ -458,14 +474,19 @@ class TypedBehavior : public Behavior {
   }
 
   void drop(Ctx& ctx, DeadLetterReason reason, std::string detail) {
-    ++dead_letters_[static_cast<std::size_t>(reason)];
+    count(reason);
     if (!dead_letter_hook_) return;
     try {
       dead_letter_hook_(ctx, DeadLetter{reason, ctx.kind(), ctx.type_tag(), std::move(detail)});
     } catch (...) {
       // Counted, not reported again: the hook is what would report it.
-      ++dead_letters_[static_cast<std::size_t>(DeadLetterReason::handler_threw)];
+      count(DeadLetterReason::handler_threw);
     }
+  }
+  void count(DeadLetterReason reason) {
+    const auto i = static_cast<std::size_t>(reason);
+    ++dead_letters_[i];
+    if (exported_[i] != nullptr) exported_[i]->add();
   }
 
   Table messages_{};
@@ -473,6 +494,7 @@ class TypedBehavior : public Behavior {
   std::function<void(Ctx&, AskId, DeliveryKind)> ask_failed_;
   DeadLetterHook dead_letter_hook_;
   std::array<std::uint64_t, kDeadLetterReasonCount> dead_letters_{};
+  std::array<Counter*, kDeadLetterReasonCount> exported_{};  // in the host's registry, once exported
 };
 
 }  // namespace weft::typed

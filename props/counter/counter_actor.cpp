@@ -6,7 +6,12 @@ std::size_t owner(std::uint64_t key, std::size_t nodes) {
   return static_cast<std::size_t>(key % nodes) + 1;
 }
 
-CounterShard::CounterShard(Flaw flaw) : flaw_(flaw) {
+CounterShard::CounterShard(Flaw flaw, Metrics* metrics) : flaw_(flaw) {
+  if (metrics != nullptr) {
+    applied_metric_ = &metrics->counter("counter_increments_applied_total", "increments this node's shard applied");
+    keys_metric_ = &metrics->gauge("counter_keys", "keys this node's shard holds a count for");
+    count_metric_ = &metrics->histogram("counter_count_at_increment", "the count an increment left", {1, 10, 100, 1000});
+  }
   on<Increment>([this](Ctx& context, const Increment& message) { increment(context, message); });
   on<Read>([this](Ctx& context, const Read& message) {
     if (context.is_ask()) context.reply(Value{message.key, value(message.key)});
@@ -35,6 +40,11 @@ void CounterShard::increment(Ctx& context, const Increment& message) {
   }
   ++count;
   ++applied_;
+  if (applied_metric_ != nullptr) {
+    applied_metric_->add();
+    keys_metric_->set(static_cast<double>(counts_.size()));
+    count_metric_->observe(static_cast<double>(count));
+  }
   context.reply(Value{message.key, count});
 }
 

@@ -76,9 +76,15 @@ enum class Flaw : std::uint8_t {
   coalesce_same_instant,
 };
 
+// Its metrics, when a host gives it a registry (app/metrics.hpp; the
+// daemon's /metrics, the simulator's --json):
+//   counter_increments_applied_total   increments this node's shard applied
+//   counter_keys                       keys it holds a count for
+//   counter_count_at_increment         the count an increment left (a
+//                                      histogram, buckets 1, 10, 100, 1000)
 class CounterShard final : public typed::TypedBehavior<CounterProtocol> {
  public:
-  explicit CounterShard(Flaw flaw = Flaw::none);
+  explicit CounterShard(Flaw flaw = Flaw::none, Metrics* metrics = nullptr);
 
   // The count of one key (0 if never incremented), and all of them.
   std::uint64_t value(std::uint64_t key) const;
@@ -89,6 +95,9 @@ class CounterShard final : public typed::TypedBehavior<CounterProtocol> {
   void increment(Ctx& context, const Increment& message);
 
   Flaw flaw_;
+  Counter* applied_metric_ = nullptr;
+  Gauge* keys_metric_ = nullptr;
+  Histogram* count_metric_ = nullptr;
   std::map<std::uint64_t, std::uint64_t> counts_;
   std::map<std::uint64_t, Instant> last_increment_;  // used by the flaw only
   std::uint64_t applied_ = 0;

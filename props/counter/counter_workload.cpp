@@ -30,14 +30,18 @@ void CounterWorkload::begin(sim::Simulator& sim, const sim::Scenario& scenario) 
   schedule_next();
 }
 
-void CounterWorkload::on_start(std::size_t node, Kernel& kernel, Instant now) {
+void CounterWorkload::on_start(std::size_t node, Kernel& kernel, Instant) {
   // The simulator boots its nodes before begin() runs: size the table here too.
   if (nodes_.size() < node) nodes_.resize(node);
   Node& state = nodes_[node - 1];
   ++state.lives;
-  auto shard = std::make_unique<CounterShard>(options_.flaw);
-  state.shard = shard.get();
-  kernel.spawn(now, std::string(kShardName), std::move(shard));
+  // Spawned just now by the application's actors (counter_app.hpp), which
+  // run ahead of this workload.
+  state.shard = dynamic_cast<CounterShard*>(kernel.behavior(kShardName));
+  if (state.shard == nullptr) {
+    reported_.push_back("COUNTER: " + n(node) + " started without a counter shard (the application spawns one on "
+                        "every node: run this workload with the counter application's actors)");
+  }
   // Asks the previous life made will never complete: forget them.
   std::erase_if(pending_, [&](const auto& entry) { return entry.first.first == node; });
 }

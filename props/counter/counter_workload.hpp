@@ -1,11 +1,14 @@
-// The counter as a simulator workload: CounterShard (counter_actor.hpp),
-// unchanged, on every node of a simulated cluster, driven by clients on the
-// virtual clock, with its own property checked during and after the run.
+// The counter as a simulator workload: the clients of CounterShard
+// (counter_actor.hpp), which the counter application (counter_app.hpp)
+// spawns on every node of a simulated cluster as on a deployed one, driven
+// on the virtual clock, with its own property checked during and after the
+// run.
 //
 // Lifecycle (the sim::Workload hooks):
-//   on_start  every node life (first boot and each restart) spawns a fresh
-//             shard; a second on_start for a node is a restart, and its
-//             counts start again from zero;
+//   on_start  every node life (first boot and each restart) finds the fresh
+//             shard the application's actors spawned just before; a second
+//             on_start for a node is a restart, and its counts start again
+//             from zero;
 //   begin     schedules the clients: a chain of Simulator::call_at events
 //             whose gaps, nodes, keys and operations come from a Prng derived
 //             from the scenario's seed, so a seed replays the same traffic;
@@ -49,7 +52,6 @@ struct CounterWorkloadOptions {
   std::uint32_t operations_per_second = 50;     // over the whole cluster
   std::uint32_t read_percent = 10;              // the rest are increments
   Duration ask_timeout = Duration::seconds(3);
-  Flaw flaw = Flaw::none;                       // for the shards it spawns
 };
 
 class CounterWorkload final : public sim::Workload {

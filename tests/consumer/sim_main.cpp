@@ -3,6 +3,7 @@
 // consumer test sweeps it, and replays a planted failure from the command
 // the sweep printed.
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -10,13 +11,15 @@
 #include "tools/sim_main.hpp"
 
 int main(int argc, char** argv) {
-  const weft::sim::UserWorkload echo{
-      .name = "echo",
-      .description = "asks numbered bodies of every node's echo; each reply must be what was sent",
+  const weft::Application echo{
+      .name = "consumer-sim",
+      .description = "the consumer's echo",
       .defects = {{.name = "garble", .property = "ECHO", .branch = "came back altered"}},
-      .make = [](std::uint64_t, const std::vector<std::string>& planted) {
-        return std::make_unique<consumer::EchoWorkload>(!planted.empty());
-      },
+      .workloads = {{.name = "echo",
+                     .description = "asks numbered bodies of every node's echo; each reply must be what was sent",
+                     .make = [](std::uint64_t, std::span<const std::string> planted) {
+                       return std::make_unique<consumer::EchoWorkload>(!planted.empty());
+                     }}},
   };
-  return weft::sim::main(argc, argv, {&echo, 1});
+  return weft::sim::main(argc, argv, echo);
 }

@@ -1,6 +1,6 @@
 """A user's own application deployed (issue 27), run by test_cluster.py:
 
-- counterd: three weft-counterd (props/counter/counterd.cpp: the sharded
+- counterd: three weft-counterd (props/counter/counter_main.cpp built with WEFT_DEPLOY: the sharded
   counter weft-counter-sim simulates, on weft::daemon::main) converge;
   increments sent with `weftctl ask --json '[4]'` through n1's admin
   endpoint to the shard that owns the key, on n2, are acknowledged with the
@@ -9,8 +9,10 @@
   JSON); a tag the endpoint cannot parse (`&tag=x`) is a 400, JSON weftctl
   cannot parse is its exit 2, and neither sends anything: a Read (`--tag 2`)
   through weftctl then reports the count, 10; a body that does not decode
-  is answered BadRequest (the shard's typed dead letter; those are not in
-  the daemon's metrics yet); a SIGTERM leave of n3 ends with n3 removed
+  is answered BadRequest (the shard's typed dead letter); /metrics shows
+  the application's own metrics beside the kernel's (n2's shard: 10
+  increments applied, 1 key, the counts' histogram; n1's: none) and the
+  dead letter under weft_typed_dead_letters_total; a SIGTERM leave of n3 ends with n3 removed
   everywhere and its process exiting 0.
 """
 
@@ -54,6 +56,44 @@ def ctl_ask_json(ctl, node, target, text, tag):
     return json.loads(lines[0])
 
 
+def dead_letters(samples):
+    """The counter shard's typed dead letters, by reason, from /metrics samples."""
+    prefix = 'weft_typed_dead_letters_total{actor="counter",reason="'
+    return {k[len(prefix):-2]: v for k, v in samples.items() if k.startswith(prefix)}
+
+
+def check_metrics(c, n1, n2):
+    """The application's metrics on /metrics beside the kernel's: the shard
+    on n2 applied the 10 increments of key 4 (a counter, a gauge and a
+    histogram of the counts 1..10), n1's applied none, and the body that did
+    not decode is n2's one typed dead letter."""
+    want = {
+        "counter_increments_applied_total": 10,
+        "counter_keys": 1,
+        "counter_count_at_increment_count": 10,
+        'counter_count_at_increment_bucket{le="1"}': 1,
+        'counter_count_at_increment_bucket{le="10"}': 10,
+        'counter_count_at_increment_bucket{le="+Inf"}': 10,
+        "counter_count_at_increment_sum": 55,
+    }
+    # Published every 100 ms: wait for the snapshot after the last request.
+    c.wait("n2's /metrics shows the dead letter",
+           lambda: sum(dead_letters(n2.metrics() or {}).values()) == 1, 5)
+    samples = n2.metrics()
+    got = {k: samples.get(k) for k in want}
+    assert got == want, f"n2's counter metrics: {got}, want {want}"
+    letters = dead_letters(samples)
+    assert sorted(letters) == ["handler_threw", "malformed_body", "unexpected_tag", "unknown_tag", "wrong_type"], \
+        f"every reason is exported, zeros too: {letters}"
+    assert "weft_members{status=\"up\"}" in samples, "the kernel's own metrics are still there"
+    _, text = n2.get("/metrics")
+    assert "# TYPE counter_count_at_increment histogram" in text and "# TYPE counter_keys gauge" in text, text[-800:]
+    n1_applied = n1.metrics().get("counter_increments_applied_total")
+    assert n1_applied == 0, f"n1 owns no key that was incremented: {n1_applied}"
+    print(f"/metrics: n2 {json.dumps(got)}, dead letters {json.dumps({k: v for k, v in letters.items() if v})}; "
+          f"n1 applied {n1_applied:.0f}")
+
+
 def case_counterd(c, ctl):
     c.start_all()
     took = c.wait("3 weft-counterd see each other up", c.all_up(), 20)
@@ -83,6 +123,7 @@ def case_counterd(c, ctl):
     _, outcome, body = ask(n1, shard, b"not msgpack")
     assert outcome == "reply" and body[:1] == b"\x91", f"a bad body: {outcome} {body!r} (BadRequest{{reason}})"
     print(f"a body that does not decode answered BadRequest ({body[2:].decode(errors='replace')!r})")
+    check_metrics(c, n1, n2)
     n3.signal(signal.SIGTERM)
     c.wait("n3 exits after its leave", lambda: not n3.alive(), 15)
     assert n3.proc.returncode == 0, f"weft-counterd n3 exited {n3.proc.returncode}"

@@ -1,0 +1,34 @@
+#include "sim/application_actors.hpp"
+
+#include <utility>
+
+namespace weft::sim {
+
+ApplicationActors::ApplicationActors(const Application& app, std::vector<std::string> planted)
+    : app_(app), planted_(std::move(planted)) {}
+
+void ApplicationActors::on_start(std::size_t node, Kernel& kernel, Instant now) {
+  while (metrics_.size() < node) metrics_.push_back(std::make_unique<Metrics>());
+  const ActorStart start{.metrics = *metrics_[node - 1], .planted = planted_};
+  for (const ActorKind& kind : app_.actors) {
+    std::unique_ptr<Behavior> behavior = make_actor(kind, start);
+    if (behavior == nullptr) {
+      problems_.push_back("APPLICATION: actor kind \"" + kind.name + "\": its factory made no behavior (node " +
+                          std::to_string(node) + ")");
+      continue;
+    }
+    kernel.spawn(now, kind.name, std::move(behavior));
+  }
+}
+
+void ApplicationActors::check(const Simulator&, std::vector<std::string>& failures) {
+  failures.insert(failures.end(), problems_.begin(), problems_.end());
+  problems_.clear();
+}
+
+const Metrics& ApplicationActors::metrics(std::size_t node) const {
+  static const Metrics none;
+  return node >= 1 && node <= metrics_.size() ? *metrics_[node - 1] : none;
+}
+
+}  // namespace weft::sim
