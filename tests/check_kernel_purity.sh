@@ -3,7 +3,8 @@
 # "FILE:LINE: CATEGORY: TEXT", if the sources under PATH read a clock, touch
 # files, sockets, threads, the environment or the process, draw unseeded
 # randomness, use std::hash (its values differ between standard libraries),
-# or include io/, sim/, tools/ or a driver library.
+# or include io/, sim/, sim_cli/, app/, daemon/, typed/, tools/ or a driver
+# library.
 #
 #   tests/check_kernel_purity.sh PATH...   # directories or files; exit 0 clean,
 #                                          # 1 offending lines, 2 no sources found
@@ -44,7 +45,7 @@ global_call() { echo "(^|[^[:alnum:]_])::($1)[[:space:]]*\\("; }
 
 # category<TAB>extended regex; order matters only for the reported category.
 rules=$(cat <<EOF
-layering	${inc}(io|sim|tools|bench|props|tests)/
+layering	${inc}(io|sim|sim_cli|app|daemon|typed|tools|bench|props|tests)/
 layering	${inc}(spdlog|fmt)/
 socket	${inc}(asio|boost/asio)[/.>]
 socket	${inc}(sys/socket\.h|sys/un\.h|netinet/|arpa/|netdb\.h|poll\.h|sys/epoll\.h|sys/select\.h)

@@ -8,7 +8,7 @@
 
 #include "app/application.hpp"
 #include "daemon/daemon_main.hpp"
-#include "tools/sim_main.hpp"
+#include "sim_cli/sim_main.hpp"
 
 namespace {
 

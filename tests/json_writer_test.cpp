@@ -7,9 +7,9 @@
 #include <cmath>
 #include <limits>
 
-#include "tools/json.hpp"
+#include "sim_cli/json.hpp"
 
-namespace weft::tools {
+namespace weft::sim_cli {
 namespace {
 
 TEST(JsonWriter, NestsAndSeparates) {
@@ -39,4 +39,4 @@ TEST(JsonWriter, WritesNoNanOrInfinity) {
 }
 
 }  // namespace
-}  // namespace weft::tools
+}  // namespace weft::sim_cli

@@ -1,7 +1,7 @@
-// The sweep process pool (tools/sweep_pool.hpp): the same outcomes for any
+// The sweep process pool (sim_cli/sweep_pool.hpp): the same outcomes for any
 // number of jobs, shards that partition a seed range, a crashing seed that
 // costs only itself, and flag parsing that says what is wrong.
-#include "tools/sweep_pool.hpp"
+#include "sim_cli/sweep_pool.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-namespace weft::tools {
+namespace weft::sim_cli {
 namespace {
 
 std::uint64_t mix(std::uint64_t x) {
@@ -232,4 +232,4 @@ TEST(OutcomeWire, RejectsMalformedFrames) {
 }
 
 }  // namespace
-}  // namespace weft::tools
+}  // namespace weft::sim_cli

@@ -2,6 +2,6 @@
 // cluster (docs/simulation.md). The command line lives in tools/sim_main.*,
 // so a user's own binary gets it whole with its own workloads registered;
 // weft-sim registers none: the simulator's own traffic and checkers only.
-#include "tools/sim_main.hpp"
+#include "sim_cli/sim_main.hpp"
 
 int main(int argc, char** argv) { return weft::sim::main(argc, argv); }

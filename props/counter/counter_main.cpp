@@ -18,7 +18,7 @@
 
 int main(int argc, char** argv) { return weft::daemon::main(argc, argv, weft::counter::application("weft-counterd")); }
 #else
-#include "tools/sim_main.hpp"
+#include "sim_cli/sim_main.hpp"
 
 int main(int argc, char** argv) { return weft::sim::main(argc, argv, weft::counter::application("weft-counter-sim")); }
 #endif

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "echo_workload.hpp"
-#include "tools/sim_main.hpp"
+#include "sim_cli/sim_main.hpp"
 
 int main(int argc, char** argv) {
   const weft::Application echo{

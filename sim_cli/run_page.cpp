@@ -1,13 +1,13 @@
-#include "tools/run_page.hpp"
+#include "sim_cli/run_page.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <string_view>
 #include <vector>
 
-#include "tools/json.hpp"
+#include "sim_cli/json.hpp"
 
-namespace weft::tools {
+namespace weft::sim_cli {
 namespace {
 
 using sim::Fault;
@@ -461,4 +461,4 @@ std::string render_run_page(const RunPageInput& in) {
   return page;
 }
 
-}  // namespace weft::tools
+}  // namespace weft::sim_cli

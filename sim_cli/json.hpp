@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace weft::tools {
+namespace weft::sim_cli {
 
 class JsonWriter {
  public:
@@ -118,4 +118,4 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-}  // namespace weft::tools
+}  // namespace weft::sim_cli

@@ -17,7 +17,7 @@
 #include <variant>
 #include <vector>
 
-namespace weft::tools {
+namespace weft::sim_cli {
 
 // Verdicts, as weft-sim's exit codes. kVerdictCrash is what a shell reports
 // for a SIGABRT (128 + 6); the pool uses it for every child that died before
@@ -108,4 +108,4 @@ struct Decoded {
 };
 Decoded decode_outcome(std::string_view bytes, SeedOutcome& out);
 
-}  // namespace weft::tools
+}  // namespace weft::sim_cli

@@ -1,4 +1,4 @@
-#include "tools/sweep_pool.hpp"
+#include "sim_cli/sweep_pool.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,7 +19,7 @@
 #include <system_error>
 #include <utility>
 
-namespace weft::tools {
+namespace weft::sim_cli {
 
 namespace {
 
@@ -521,4 +521,4 @@ std::vector<SeedOutcome> run_seeds(const std::vector<std::uint64_t>& seeds, unsi
   return pool.run();
 }
 
-}  // namespace weft::tools
+}  // namespace weft::sim_cli

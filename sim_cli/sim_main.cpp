@@ -1,4 +1,4 @@
-// The weft-sim command line as a library (tools/sim_main.hpp): run, replay
+// The weft-sim command line as a library (sim_cli/sim_main.hpp): run, replay
 // and sweep deterministic simulations of a weft cluster, with the workloads a
 // program registers. Every run prints its seed and options first, then the scenario,
 // the membership timeline, the property verdicts and the trace hash; a
@@ -30,7 +30,7 @@
 #include <variant>
 #include <vector>
 
-#include "tools/sim_main.hpp"
+#include "sim_cli/sim_main.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -39,9 +39,9 @@
 #include "sim/application_actors.hpp"
 #include "sim/recorder.hpp"
 #include "sim/scenario.hpp"
-#include "tools/json.hpp"
-#include "tools/run_page.hpp"
-#include "tools/sweep_pool.hpp"
+#include "sim_cli/json.hpp"
+#include "sim_cli/run_page.hpp"
+#include "sim_cli/sweep_pool.hpp"
 
 namespace {
 
@@ -213,7 +213,7 @@ std::vector<std::string> metrics_lines(const weft::sim::ApplicationActors& actor
 
 // The same as JSON: [{"node": 1, "name": ..., "labels": {...}, "kind": ...,
 // "value": v} or, for a histogram, "bounds", "counts", "count", "sum"].
-void write_metrics(weft::tools::JsonWriter& j, const weft::sim::ApplicationActors* actors) {
+void write_metrics(weft::sim_cli::JsonWriter& j, const weft::sim::ApplicationActors* actors) {
   j.begin_array();
   for (std::size_t node = 1; actors != nullptr && node <= actors->nodes(); ++node) {
     for (const auto& [name, f] : actors->metrics(node).families()) {
@@ -313,11 +313,11 @@ std::string hash_text(std::uint64_t hash) {
 
 std::string_view verdict_name(int exit_code) {
   switch (exit_code) {
-    case weft::tools::kVerdictPass: return "pass";
-    case weft::tools::kVerdictSafety: return "safety_failure";
-    case weft::tools::kVerdictLiveness: return "liveness_failure";
+    case weft::sim_cli::kVerdictPass: return "pass";
+    case weft::sim_cli::kVerdictSafety: return "safety_failure";
+    case weft::sim_cli::kVerdictLiveness: return "liveness_failure";
     case static_cast<int>(Verdict::coverage_failure): return "coverage_failure";
-    case weft::tools::kVerdictCrash: return "crash";
+    case weft::sim_cli::kVerdictCrash: return "crash";
     default: return "unknown";
   }
 }
@@ -330,14 +330,14 @@ double wall_seconds_since(std::chrono::steady_clock::time_point start) {
 
 // Marks and checks as {"name": count, ...} objects, indexed by weft::Mark
 // and weft::sim::Check.
-void write_marks(weft::tools::JsonWriter& j, std::span<const std::uint64_t> counts) {
+void write_marks(weft::sim_cli::JsonWriter& j, std::span<const std::uint64_t> counts) {
   j.begin_object();
   for (std::size_t m = 0; m < weft::kMarkCount && m < counts.size(); ++m) {
     j.key(weft::to_string(static_cast<weft::Mark>(m))).value(counts[m]);
   }
   j.end_object();
 }
-void write_checks(weft::tools::JsonWriter& j, std::span<const std::uint64_t> counts) {
+void write_checks(weft::sim_cli::JsonWriter& j, std::span<const std::uint64_t> counts) {
   j.begin_object();
   for (std::size_t c = 0; c < weft::sim::kCheckCount && c < counts.size(); ++c) {
     j.key(weft::sim::to_string(static_cast<weft::sim::Check>(c))).value(counts[c]);
@@ -345,7 +345,7 @@ void write_checks(weft::tools::JsonWriter& j, std::span<const std::uint64_t> cou
   j.end_object();
 }
 
-void write_options(weft::tools::JsonWriter& j, const Options& o) {
+void write_options(weft::sim_cli::JsonWriter& j, const Options& o) {
   j.key("mutations").begin_array();
   for (const std::string& m : o.mutations) j.value(m);
   j.end_array();
@@ -412,13 +412,13 @@ int run_one(const Options& o, const char* verb) {
   const std::string replay = replay_command(o, o.seed);
 
   if (html.is_open()) {
-    weft::tools::RunPageInput page;
+    weft::sim_cli::RunPageInput page;
     page.command = command;
     page.replay = replay;
     page.scenario = &*scenario;
     page.result = &result;
     page.picture = &recorder.picture();
-    html << weft::tools::render_run_page(page);
+    html << weft::sim_cli::render_run_page(page);
     html.close();
     if (!html) {
       std::fprintf(stderr, "%s: cannot write --html %s\n", o.program.c_str(), o.html_file.c_str());
@@ -427,7 +427,7 @@ int run_one(const Options& o, const char* verb) {
   }
 
   if (o.json) {
-    weft::tools::JsonWriter j;
+    weft::sim_cli::JsonWriter j;
     j.begin_object();
     j.key("command").value(verb);
     j.key("invocation").value(command);
@@ -521,8 +521,8 @@ int run_one(const Options& o, const char* verb) {
   return static_cast<int>(result.verdict);
 }
 
-weft::tools::SeedOutcome outcome_of(std::uint64_t seed, const weft::sim::RunResult& result) {
-  weft::tools::SeedOutcome outcome;
+weft::sim_cli::SeedOutcome outcome_of(std::uint64_t seed, const weft::sim::RunResult& result) {
+  weft::sim_cli::SeedOutcome outcome;
   outcome.seed = seed;
   outcome.verdict = static_cast<int>(result.verdict);
   if (!result.failures.empty()) outcome.first_failure = result.failures.front();
@@ -534,8 +534,8 @@ weft::tools::SeedOutcome outcome_of(std::uint64_t seed, const weft::sim::RunResu
   return outcome;
 }
 
-std::vector<weft::tools::SeedOutcome> run_sweep(const Options& o, const std::vector<std::uint64_t>& seeds) {
-  return weft::tools::run_seeds(seeds, o.jobs, [&](std::uint64_t seed) {
+std::vector<weft::sim_cli::SeedOutcome> run_sweep(const Options& o, const std::vector<std::uint64_t>& seeds) {
+  return weft::sim_cli::run_seeds(seeds, o.jobs, [&](std::uint64_t seed) {
     std::string unused;
     const std::optional<Scenario> scenario = make_scenario(o, seed, unused);
     RunWorkloads user = make_workloads(o, scenario->seed);
@@ -551,7 +551,7 @@ constexpr std::size_t kControlSeeds = 10;
 std::string_view property_of(std::string_view failure) { return failure.substr(0, failure.find(": ")); }
 
 int mutations(const Options& o) {
-  const auto range = weft::tools::parse_seed_range(o.seeds);
+  const auto range = weft::sim_cli::parse_seed_range(o.seeds);
   if (const auto* error = std::get_if<std::string>(&range)) {
     std::fprintf(stderr, "%s mutations: %s\n", o.program.c_str(), error->c_str());
     return 2;
@@ -594,8 +594,8 @@ int mutations(const Options& o) {
     std::fprintf(stderr, "%s mutations: --mutation names one of: %s\n", o.program.c_str(), mutation_list(" ").c_str());
     return 2;
   }
-  const auto [first, last] = std::get<weft::tools::SeedRange>(range);
-  const std::vector<std::uint64_t> seeds = weft::tools::shard_seeds(first, last, {1, 1});
+  const auto [first, last] = std::get<weft::sim_cli::SeedRange>(range);
+  const std::vector<std::uint64_t> seeds = weft::sim_cli::shard_seeds(first, last, {1, 1});
   std::printf("%s mutations --seeds %llu..%llu --nodes %zu --chaos %lld --jobs %u\n", o.program.c_str(),
               static_cast<unsigned long long>(first), static_cast<unsigned long long>(last), o.nodes,
               static_cast<long long>(o.chaos_seconds), o.jobs);
@@ -606,8 +606,8 @@ int mutations(const Options& o) {
   plain.defects.clear();
   if (every) {  // the checkers must not fire without a defect
     std::uint64_t failed = 0;
-    for (const weft::tools::SeedOutcome& outcome : run_sweep(plain, seeds)) {
-      if (outcome.verdict == weft::tools::kVerdictPass) continue;
+    for (const weft::sim_cli::SeedOutcome& outcome : run_sweep(plain, seeds)) {
+      if (outcome.verdict == weft::sim_cli::kVerdictPass) continue;
       ++failed;
       std::printf("  unmutated seed %llu fails: %s\n", static_cast<unsigned long long>(outcome.seed),
                   outcome.first_failure.c_str());
@@ -630,8 +630,8 @@ int mutations(const Options& o) {
     std::uint64_t with_branch = 0;
     std::optional<std::uint64_t> first_caught;
     std::vector<std::uint64_t> failed_seeds;
-    for (const weft::tools::SeedOutcome& outcome : run_sweep(m, seeds)) {
-      if (outcome.verdict == weft::tools::kVerdictPass) continue;
+    for (const weft::sim_cli::SeedOutcome& outcome : run_sweep(m, seeds)) {
+      if (outcome.verdict == weft::sim_cli::kVerdictPass) continue;
       ++failed;
       failed_seeds.push_back(outcome.seed);
       const std::string_view property = property_of(outcome.first_failure);
@@ -665,8 +665,8 @@ int mutations(const Options& o) {
     // sweep.
     if (failed_seeds.size() > kControlSeeds) failed_seeds.resize(kControlSeeds);
     std::uint64_t control_failed = 0;
-    for (const weft::tools::SeedOutcome& outcome : run_sweep(plain, failed_seeds)) {
-      if (outcome.verdict != weft::tools::kVerdictPass) ++control_failed;
+    for (const weft::sim_cli::SeedOutcome& outcome : run_sweep(plain, failed_seeds)) {
+      if (outcome.verdict != weft::sim_cli::kVerdictPass) ++control_failed;
     }
     caught = caught && control_failed == 0;
     std::printf("%-22s %-4s %3llu of %zu:%s; %llu with \"%s\"; %s; without it %llu of %zu fail%s\n",
@@ -750,18 +750,18 @@ int shrink(const Options& o) {
 
 int sweep(const Options& o) {
   const auto started = std::chrono::steady_clock::now();
-  const auto range = weft::tools::parse_seed_range(o.seeds);
+  const auto range = weft::sim_cli::parse_seed_range(o.seeds);
   if (const auto* error = std::get_if<std::string>(&range)) {
     std::fprintf(stderr, "%s sweep: %s\n", o.program.c_str(), error->c_str());
     return 2;
   }
-  const auto shard = weft::tools::parse_shard(o.shard);
+  const auto shard = weft::sim_cli::parse_shard(o.shard);
   if (const auto* error = std::get_if<std::string>(&shard)) {
     std::fprintf(stderr, "%s sweep: %s\n", o.program.c_str(), error->c_str());
     return 2;
   }
-  const auto [first, last] = std::get<weft::tools::SeedRange>(range);
-  const weft::tools::Shard part = std::get<weft::tools::Shard>(shard);
+  const auto [first, last] = std::get<weft::sim_cli::SeedRange>(range);
+  const weft::sim_cli::Shard part = std::get<weft::sim_cli::Shard>(shard);
   std::string error;
   if (!make_scenario(o, first, error)) {  // check the flags once, before any fork
     std::fprintf(stderr, "%s sweep: %s\n", o.program.c_str(), error.c_str());
@@ -776,8 +776,8 @@ int sweep(const Options& o) {
     std::printf("%s\n", header);
     std::fflush(stdout);
   }
-  const std::vector<std::uint64_t> seeds = weft::tools::shard_seeds(first, last, part);
-  const std::vector<weft::tools::SeedOutcome> outcomes = run_sweep(o, seeds);
+  const std::vector<std::uint64_t> seeds = weft::sim_cli::shard_seeds(first, last, part);
+  const std::vector<weft::sim_cli::SeedOutcome> outcomes = run_sweep(o, seeds);
   std::uint64_t passed = 0;
   std::uint64_t failed = 0;
   std::uint64_t events = 0;
@@ -787,7 +787,7 @@ int sweep(const Options& o) {
   weft::sim::Judged judged_totals{};
   weft::sim::Judged judged_seeds{};
   std::map<weft::sim::Family, std::uint64_t> families;
-  for (const weft::tools::SeedOutcome& outcome : outcomes) {
+  for (const weft::sim_cli::SeedOutcome& outcome : outcomes) {
     events += outcome.events;
     simulated_ns += outcome.simulated_ns;
     if (o.scenario_file.empty()) ++families[weft::sim::family_of(outcome.seed)];
@@ -799,7 +799,7 @@ int sweep(const Options& o) {
       mark_totals[m] += outcome.marks[m];
       if (outcome.marks[m] > 0) ++mark_seeds[m];
     }
-    if (outcome.verdict == weft::tools::kVerdictPass) {
+    if (outcome.verdict == weft::sim_cli::kVerdictPass) {
       ++passed;
       continue;
     }
@@ -813,7 +813,7 @@ int sweep(const Options& o) {
   if (o.json) {
     // Everything a scheduler needs to add shards up: per-seed outcomes (the
     // hashes compare machines), and totals that sum across shards.
-    weft::tools::JsonWriter j;
+    weft::sim_cli::JsonWriter j;
     j.begin_object();
     j.key("command").value("sweep");
     j.key("invocation").value(std::string_view(header));
@@ -834,7 +834,7 @@ int sweep(const Options& o) {
     j.key("passed").value(passed);
     j.key("failed").value(failed);
     j.key("runs").begin_array();
-    for (const weft::tools::SeedOutcome& outcome : outcomes) {
+    for (const weft::sim_cli::SeedOutcome& outcome : outcomes) {
       j.begin_object();
       j.key("seed").value(outcome.seed);
       j.key("verdict").value(verdict_name(outcome.verdict));
@@ -842,7 +842,7 @@ int sweep(const Options& o) {
       j.key("trace_hash").value(hash_text(outcome.trace_hash));
       j.key("events").value(outcome.events);
       j.key("simulated_seconds").value(static_cast<double>(outcome.simulated_ns) / 1e9, 9);
-      if (outcome.verdict == weft::tools::kVerdictPass) {
+      if (outcome.verdict == weft::sim_cli::kVerdictPass) {
         j.key("first_failure").null();
         j.key("replay").null();
       } else {

@@ -15,7 +15,7 @@
 #include "sim/recorder.hpp"
 #include "sim/scenario.hpp"
 
-namespace weft::tools {
+namespace weft::sim_cli {
 
 struct RunPageInput {
   std::string command;  // the command line that made the run
@@ -27,4 +27,4 @@ struct RunPageInput {
 
 std::string render_run_page(const RunPageInput& input);
 
-}  // namespace weft::tools
+}  // namespace weft::sim_cli
