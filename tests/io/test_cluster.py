@@ -425,6 +425,48 @@ def case_bad_peers_half_frame(c, ctl):
     h.judge({(h.target, key("handshake_timeout")): 1, (h.target, ACCEPTS): h.connections})
 
 
+def status_kib(node, field):
+    """A /proc/PID/status field of `node`'s process (VmRSS, VmHWM), in KiB."""
+    with open(f"/proc/{node.proc.pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise AssertionError(f"no {field} in n{node.index}'s /proc status")
+
+
+HALF_MIB_FIRST_FRAMES = 400
+PREAUTH_PEAK_ALLOWANCE_MIB = 16  # 400 links at kFirstReadBytes (1 KiB) and their records, with room
+
+
+def case_bad_peers_half_mib_first_frames(c, ctl):
+    """400 connections held open at once, each announcing a 1 MiB first
+    frame and sending half of it: each is closed at the frame's header
+    (frame_too_large: no link reads more than a hello's 512 bytes before its
+    handshake), and the node's peak resident memory (VmHWM) grows by less
+    than PREAUTH_PEAK_ALLOWANCE_MIB, where buffering the halves would cost
+    200 MiB."""
+    h = Hostile(c, ctl, f"{HALF_MIB_FIRST_FRAMES} connections each sending half of a 1 MiB first frame")
+    rss_before, peak_before = status_kib(h.target, "VmRSS"), status_kib(h.target, "VmHWM")
+    half = bytes([0x00, 0x10, 0x00, 0x00]) + bytes(512 * 1024)  # length 2^20, then 2^19 bytes of it
+    cut = 0
+    for _ in range(HALF_MIB_FIRST_FRAMES):
+        s = h.connect()
+        s.settimeout(2)
+        try:
+            s.sendall(half)
+        except OSError:  # closed at the header, before the rest was taken
+            cut += 1
+        h.held.append(s)
+    peak = status_kib(h.target, "VmHWM")
+    grew_mib = (max(peak, peak_before) - peak_before) / 1024
+    print(f"VmRSS {rss_before / 1024:.1f} MiB before; peak (VmHWM) {peak_before / 1024:.1f} -> {peak / 1024:.1f} MiB "
+          f"with {HALF_MIB_FIRST_FRAMES} connections held; {cut} sends cut short by the close")
+    assert grew_mib < PREAUTH_PEAK_ALLOWANCE_MIB, \
+        f"n{h.target.index}'s peak memory grew {grew_mib:.1f} MiB (allowance {PREAUTH_PEAK_ALLOWANCE_MIB} MiB)"
+    h.judge({(h.target, key("wire_error")): HALF_MIB_FIRST_FRAMES,
+             (h.target, wire_key("frame_too_large")): HALF_MIB_FIRST_FRAMES, (h.target, ACCEPTS): h.connections})
+
+
 def case_bad_peers_idle_connections(c, ctl):
     h = Hostile(c, ctl, "200 idle connections")
     h.held += [h.connect() for _ in range(200)]
