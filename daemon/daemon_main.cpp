@@ -280,77 +280,51 @@ bool tag_of(const httplib::Request& req, httplib::Response& res, std::uint32_t& 
   return false;
 }
 
-void serve_admin(Daemon& d, weft::daemon::AdminServer& server) {
-  server.read_only("/health", [&](const httplib::Request&, httplib::Response& res) {
-    const auto s = d.read();
-    res.set_content(s ? s->health : "starting\n", "text/plain");
-    if (!s || s->health != "ok\n") res.status = 503;
+// POST /ask: one ask on the io thread, the reply awaited here (on the admin
+// thread) for its timeout and 2 s more, or until the server stops.
+void ask_route(Daemon& d, weft::daemon::AdminServer& server, const httplib::Request& req, httplib::Response& res) {
+  weft::ActorRef target;
+  std::uint32_t tag = 1;
+  if (!target_of(req, res, target) || !tag_of(req, res, tag)) return;
+  std::int64_t timeout_ms = 1000;
+  if (req.has_param("timeout_ms")) {
+    const std::string text = req.get_param_value("timeout_ms");
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), timeout_ms);
+    if (error != std::errc{} || end != text.data() + text.size()) timeout_ms = 0;
+  }
+  if (timeout_ms <= 0 || timeout_ms > 600'000) {
+    res.status = 400;
+    res.set_content("timeout_ms must be 1..600000\n", "text/plain");
+    return;
+  }
+  const std::string body = req.body;
+  const auto future = d.on_io<std::shared_ptr<std::promise<AskReply>>>([&d, target, tag, body, timeout_ms] {
+    auto promise = std::make_shared<std::promise<AskReply>>();
+    const Instant now = d.node->now();
+    d.asks[d.node->kernel().ask(now, target, tag, bytes_of(body), Duration::milliseconds(timeout_ms))] = {now, promise};
+    d.node->drain();
+    return promise;
   });
-  server.read_only("/members", [&](const httplib::Request&, httplib::Response& res) {
-    const auto s = d.read();
-    res.set_content(s ? s->members_text : "", "text/plain");
-  });
-  server.read_only("/members.json", [&](const httplib::Request&, httplib::Response& res) {
-    const auto s = d.read();
-    res.set_content(s ? s->members_json : "{}", "application/json");
-  });
-  server.read_only("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-    const auto s = d.read();
-    res.set_content((s ? s->metrics : "") + server.metrics_text(), "text/plain; version=0.0.4");
-  });
-  server.control("/tell", [&](const httplib::Request& req, httplib::Response& res) {
-    weft::ActorRef target;
-    std::uint32_t tag = 1;
-    if (!target_of(req, res, target) || !tag_of(req, res, tag)) return;
-    const std::string body = req.body;
-    const auto result = d.on_io<std::string>([&d, target, tag, body] {
-      const weft::SendResult r = d.node->kernel().tell(d.node->now(), target, tag, bytes_of(body));
-      d.node->drain();
-      return std::string(weft::to_string(r));
-    });
-    res.set_content((result ? *result : std::string("io thread did not answer")) + "\n", "text/plain");
-    if (!result || *result != "sent") res.status = 409;
-  });
-  server.control("/ask", [&](const httplib::Request& req, httplib::Response& res) {
-    weft::ActorRef target;
-    std::uint32_t tag = 1;
-    if (!target_of(req, res, target) || !tag_of(req, res, tag)) return;
-    std::int64_t timeout_ms = 1000;
-    if (req.has_param("timeout_ms")) {
-      const std::string text = req.get_param_value("timeout_ms");
-      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), timeout_ms);
-      if (error != std::errc{} || end != text.data() + text.size()) timeout_ms = 0;
-    }
-    if (timeout_ms <= 0 || timeout_ms > 600'000) {
-      res.status = 400;
-      res.set_content("timeout_ms must be 1..600000\n", "text/plain");
-      return;
-    }
-    const std::string body = req.body;
-    const auto future = d.on_io<std::shared_ptr<std::promise<AskReply>>>([&d, target, tag, body, timeout_ms] {
-      auto promise = std::make_shared<std::promise<AskReply>>();
-      const Instant now = d.node->now();
-      d.asks[d.node->kernel().ask(now, target, tag, bytes_of(body), Duration::milliseconds(timeout_ms))] = {now, promise};
-      d.node->drain();
-      return promise;
-    });
-    if (!future) {
-      res.status = 503;
-      return;
-    }
-    std::future<AskReply> reply = (*future)->get_future();
-    if (!wait_ready(reply, std::chrono::milliseconds(timeout_ms + 2000), [&] { return server.stopping(); })) {
-      res.status = 504;
-      res.set_content("no completion\n", "text/plain");
-      return;
-    }
-    const AskReply r = reply.get();
-    res.set_header("X-Weft-Outcome", r.outcome);
-    res.set_header("X-Weft-Rtt-Us", std::to_string(r.rtt_us));
-    res.set_content(r.body, "application/octet-stream");
-    if (r.outcome != "reply") res.status = 502;
-  });
+  if (!future) {
+    res.status = 503;
+    return;
+  }
+  std::future<AskReply> reply = (*future)->get_future();
+  if (!wait_ready(reply, std::chrono::milliseconds(timeout_ms + 2000), [&] { return server.stopping(); })) {
+    res.status = 504;
+    res.set_content("no completion\n", "text/plain");
+    return;
+  }
+  const AskReply r = reply.get();
+  res.set_header("X-Weft-Outcome", r.outcome);
+  res.set_header("X-Weft-Rtt-Us", std::to_string(r.rtt_us));
+  res.set_content(r.body, "application/octet-stream");
+  if (r.outcome != "reply") res.status = 502;
+}
+
 #ifdef WEFT_LOAD_ROUTES
+// POST /flood and GET /flood: weftd-bench's load generator.
+void serve_load_routes(Daemon& d, weft::daemon::AdminServer& server) {
   server.control("/flood", [&](const httplib::Request& req, httplib::Response& res) {
     weft::ActorRef target;
     if (!target_of(req, res, target)) return;
@@ -384,6 +358,43 @@ void serve_admin(Daemon& d, weft::daemon::AdminServer& server) {
     });
     res.set_content(text ? *text : "io thread did not answer\n", "text/plain");
   });
+}
+#endif
+
+void serve_admin(Daemon& d, weft::daemon::AdminServer& server) {
+  server.read_only("/health", [&](const httplib::Request&, httplib::Response& res) {
+    const auto s = d.read();
+    res.set_content(s ? s->health : "starting\n", "text/plain");
+    if (!s || s->health != "ok\n") res.status = 503;
+  });
+  server.read_only("/members", [&](const httplib::Request&, httplib::Response& res) {
+    const auto s = d.read();
+    res.set_content(s ? s->members_text : "", "text/plain");
+  });
+  server.read_only("/members.json", [&](const httplib::Request&, httplib::Response& res) {
+    const auto s = d.read();
+    res.set_content(s ? s->members_json : "{}", "application/json");
+  });
+  server.read_only("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    const auto s = d.read();
+    res.set_content((s ? s->metrics : "") + server.metrics_text(), "text/plain; version=0.0.4");
+  });
+  server.control("/tell", [&](const httplib::Request& req, httplib::Response& res) {
+    weft::ActorRef target;
+    std::uint32_t tag = 1;
+    if (!target_of(req, res, target) || !tag_of(req, res, tag)) return;
+    const std::string body = req.body;
+    const auto result = d.on_io<std::string>([&d, target, tag, body] {
+      const weft::SendResult r = d.node->kernel().tell(d.node->now(), target, tag, bytes_of(body));
+      d.node->drain();
+      return std::string(weft::to_string(r));
+    });
+    res.set_content((result ? *result : std::string("io thread did not answer")) + "\n", "text/plain");
+    if (!result || *result != "sent") res.status = 409;
+  });
+  server.control("/ask", [&](const httplib::Request& req, httplib::Response& res) { ask_route(d, server, req, res); });
+#ifdef WEFT_LOAD_ROUTES
+  serve_load_routes(d, server);
 #endif
   server.control("/leave", [&](const httplib::Request&, httplib::Response& res) {
     (void)d.on_io<bool>([&d] {
