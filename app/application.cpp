@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include "kernel/wire/refs.hpp"
 
@@ -55,10 +56,19 @@ std::vector<std::string> application_problems(const Application& app) {
   return problems;
 }
 
-std::unique_ptr<Behavior> make_actor(const ActorKind& kind, const ActorStart& start) {
-  std::unique_ptr<Behavior> behavior = kind.make(start);
-  if (auto* exports = dynamic_cast<ExportsMetrics*>(behavior.get())) exports->export_metrics(start.metrics, kind.name);
-  return behavior;
+std::unique_ptr<Behavior> make_actor(const ActorKind& kind, const ActorStart& start, std::string& error) {
+  try {
+    std::unique_ptr<Behavior> behavior = kind.make(start);
+    if (behavior == nullptr) {
+      error = "actor kind \"" + kind.name + "\": its factory made no behavior";
+      return nullptr;
+    }
+    if (auto* exports = dynamic_cast<ExportsMetrics*>(behavior.get())) exports->export_metrics(start.metrics, kind.name);
+    return behavior;
+  } catch (const std::invalid_argument& e) {
+    error = "actor kind \"" + kind.name + "\": " + e.what();
+    return nullptr;
+  }
 }
 
 }  // namespace weft

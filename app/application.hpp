@@ -90,8 +90,10 @@ struct Application {
 std::vector<std::string> application_problems(const Application& app);
 
 // `kind`'s behavior for a node starting now, its metrics exported
-// (ExportsMetrics) into `start.metrics` under the kind's name; nullptr if
-// the factory made none (the hosts refuse that, naming the kind).
-std::unique_ptr<Behavior> make_actor(const ActorKind& kind, const ActorStart& start);
+// (ExportsMetrics) into `start.metrics` under the kind's name. nullptr, with
+// `error` naming the kind and why, if the factory made none or a metric
+// registration was refused (Metrics throws std::invalid_argument): the
+// daemon then refuses to start (exit 2), the simulator fails the run.
+std::unique_ptr<Behavior> make_actor(const ActorKind& kind, const ActorStart& start, std::string& error);
 
 }  // namespace weft

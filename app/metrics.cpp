@@ -87,6 +87,12 @@ Metrics::Family& Metrics::family(std::string_view name, std::string_view help, M
   return f;
 }
 
+void Metrics::zero_gauges() {
+  for (auto& [name, f] : families_) {
+    for (auto& [labels, g] : f.gauges) g.set(0);
+  }
+}
+
 Counter& Metrics::counter(std::string_view name, std::string_view help, MetricLabels labels) {
   return family(name, help, MetricKind::counter, {}, labels, false).counters[labels];
 }

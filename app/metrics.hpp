@@ -99,6 +99,10 @@ class Metrics {
   // letters). An application registers through counter().
   Counter& weft_counter(std::string_view name, std::string_view help, MetricLabels labels = {});
 
+  // Every gauge back to 0: for a host whose node starts a new life with the
+  // registry it had (the simulator's restarts).
+  void zero_gauges();
+
   // Every family, by name (sorted: an export is in a stable order).
   const std::map<std::string, Family, std::less<>>& families() const { return families_; }
   bool empty() const { return families_.empty(); }

@@ -544,10 +544,10 @@ std::optional<int> start_node(Daemon& d, const Application& application, const s
 
   const ActorStart start{.metrics = d.metrics, .planted = {}};
   for (const ActorKind& kind : application.actors) {
-    std::unique_ptr<Behavior> behavior = make_actor(kind, start);
+    std::string problem;
+    std::unique_ptr<Behavior> behavior = make_actor(kind, start, problem);
     if (behavior == nullptr) {
-      std::fprintf(stderr, "%s: bad application: actor kind \"%s\": its factory made no behavior\n", program.c_str(),
-                   kind.name.c_str());
+      std::fprintf(stderr, "%s: bad application: %s\n", program.c_str(), problem.c_str());
       return 2;
     }
     d.node->kernel().spawn(d.node->now(), kind.name, std::move(behavior));

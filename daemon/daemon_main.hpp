@@ -7,7 +7,7 @@
 // spawned before the node listens, and its metrics (theirs, and typed
 // actors' dead letters) are on /metrics after the kernel's. weftd is
 //
-//   int main(int argc, char** argv) { return weft::daemon::main(argc, argv, demo_application()); }
+//   int main(int argc, char** argv) { return weft::daemon::main(argc, argv, demo); }  // tools/weftd.cpp
 //
 // and docs/own-actors.md ("Deploy it") shows a user's own.
 #pragma once

@@ -9,12 +9,16 @@ ApplicationActors::ApplicationActors(const Application& app, std::vector<std::st
 
 void ApplicationActors::on_start(std::size_t node, Kernel& kernel, Instant now) {
   while (metrics_.size() < node) metrics_.push_back(std::make_unique<Metrics>());
-  const ActorStart start{.metrics = *metrics_[node - 1], .planted = planted_};
+  Metrics& metrics = *metrics_[node - 1];
+  // A gauge says how things stand now: a new life starts from zero, where
+  // counters and histograms add up over the run.
+  metrics.zero_gauges();
+  const ActorStart start{.metrics = metrics, .planted = planted_};
   for (const ActorKind& kind : app_.actors) {
-    std::unique_ptr<Behavior> behavior = make_actor(kind, start);
+    std::string problem;
+    std::unique_ptr<Behavior> behavior = make_actor(kind, start, problem);
     if (behavior == nullptr) {
-      problems_.push_back("APPLICATION: actor kind \"" + kind.name + "\": its factory made no behavior (node " +
-                          std::to_string(node) + ")");
+      problems_.push_back("APPLICATION: " + problem + " (node " + std::to_string(node) + ")");
       continue;
     }
     kernel.spawn(now, kind.name, std::move(behavior));

@@ -7,8 +7,9 @@
 //
 // Metrics: one registry per node for the whole run. A restarted node's new
 // actors register the same names again and so keep counting in the same
-// series; a deployed node's metrics start from zero at each process start,
-// which a sum over the run does not show.
+// series (a deployed node's start from zero at each process start, which a
+// sum over the run does not show); its gauges are zeroed at each new life,
+// since a gauge says how things stand now.
 #pragma once
 
 #include <string>

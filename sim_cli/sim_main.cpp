@@ -18,7 +18,9 @@
 #include <CLI/CLI.hpp>
 
 #include <array>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <fstream>
@@ -159,10 +161,20 @@ std::string series_text(const SeriesKey& key) {
   for (const auto& [name, value] : key.labels) labels += (labels.empty() ? "" : ",") + name + "=" + value;
   return key.name + (labels.empty() ? "" : "{" + labels + "}");
 }
+// The shortest text that reads back as the same double (exact, as the
+// daemon's /metrics is); "nan" or "inf" as such in the text, null in JSON.
 std::string metric_number(double value) {
+  if (!std::isfinite(value)) return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
   char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  return text;
+  const auto [end, error] = std::to_chars(text, text + sizeof text, value);
+  return error == std::errc{} ? std::string(text, end) : "nan";
+}
+void metric_value(weft::sim_cli::JsonWriter& j, double value) {
+  if (std::isfinite(value)) {
+    j.raw(metric_number(value));
+  } else {
+    j.null();
+  }
 }
 
 // One line per series: its kind, each node's value and the total (a
@@ -233,19 +245,21 @@ void write_metrics(weft::sim_cli::JsonWriter& j, const weft::sim::ApplicationAct
       }
       for (const auto& [labels, g] : f.gauges) {
         head(labels);
-        j.key("value").value(g.value(), 6);
+        j.key("value");
+        metric_value(j, g.value());
         j.end_object();
       }
       for (const auto& [labels, h] : f.histograms) {
         head(labels);
         j.key("bounds").begin_array();
-        for (const double b : h.bounds()) j.value(b, 6);
+        for (const double b : h.bounds()) metric_value(j, b);
         j.end_array();
         j.key("counts").begin_array();
         for (const std::uint64_t n : h.counts()) j.value(n);
         j.end_array();
         j.key("count").value(h.count());
-        j.key("sum").value(h.sum(), 6);
+        j.key("sum");
+        metric_value(j, h.sum());
         j.end_object();
       }
     }

@@ -72,6 +72,17 @@ TEST(AppMetrics, AHistogramBucketsByInclusiveUpperBounds) {
   EXPECT_DOUBLE_EQ(h.sum(), 0 + 10 + 10.5 + 100 + 101 + 1e9);
 }
 
+TEST(AppMetrics, ZeroGaugesLeavesCountersAndHistograms) {
+  Metrics m;
+  m.counter("c_total", "c").add(3);
+  m.gauge("g", "g").set(7);
+  m.histogram("h", "h", {1}).observe(0.5);
+  m.zero_gauges();
+  EXPECT_EQ(m.counter("c_total", "c").value(), 3u);
+  EXPECT_EQ(m.gauge("g", "g").value(), 0.0);
+  EXPECT_EQ(m.histogram("h", "h", {1}).count(), 1u);
+}
+
 TEST(AppMetrics, ThePrometheusTextIsExact) {
   Metrics m;
   m.counter("orders_total", "orders \\ taken\nper shard", {{"shard", "a\"b"}}).add(12'345'678);

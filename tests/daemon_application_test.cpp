@@ -99,4 +99,26 @@ TEST(DaemonApplication, SimMainRefusesABadOneAtStart) {
   EXPECT_NE(err.find("app-sim: bad application: workload \"load\" has no factory"), std::string::npos) << err;
 }
 
+// A metric registration the registry refuses (here the reserved prefix)
+// is a bad application too: refused at start, naming the kind and the metric.
+TEST(DaemonApplication, ARefusedMetricIsRefusedAtStart) {
+  const weft::ActorKind greedy{.name = "greedy", .make = [](const weft::ActorStart& start) {
+                                 start.metrics.counter("weft_members", "shadows the daemon's own");
+                                 return std::make_unique<Quiet>();
+                               }};
+  const weft::Application app{.name = "appd", .actors = {greedy}};
+  char program[] = "appd";
+  char advertise[] = "--advertise=127.0.0.1:1";
+  char admin[] = "--admin=127.0.0.1:2";
+  char* argv[] = {program, advertise, admin, nullptr};
+  testing::internal::CaptureStderr();
+  const int rc = weft::daemon::main(3, argv, app);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("appd: bad application: actor kind \"greedy\": metric \"weft_members\": the prefix weft_ is "
+                     "weft's own"),
+            std::string::npos)
+      << err;
+}
+
 }  // namespace
