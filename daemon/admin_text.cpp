@@ -198,6 +198,9 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
   Family(out, "weft_mailbox_high_water", "gauge", "The deepest any actor's mailbox has been.")
       .sample("weft_mailbox_high_water", static_cast<double>(c.mailbox_high_water));
   counter("weft_ingest_rejected_total", "Gossip records refused by the ingest guard.", c.ingest_rejected);
+  counter("weft_forgotten_lives_refused_total",
+          "Of those, records of a life whose tombstone this node pruned: a peer still holding it, or a forger.",
+          c.forgotten_lives_refused);
   counter("weft_refutations_total", "New lives taken to refute a claim about this node only it may make.",
           c.refutations);
   counter("weft_gossip_replies_withheld_total", "Gossip answers not sent: they would only repeat a refused record.",

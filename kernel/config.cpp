@@ -148,6 +148,7 @@ std::string Config::to_string() const {
          line("silence_slack", duration_text(silence_slack)) +
          line("remove_after_down", duration_text(remove_after_down)) +
          line("tombstone_ttl", duration_text(tombstone_ttl)) +
+         line("forgotten_lives", std::to_string(forgotten_lives)) +
          line("on_downed", on_downed == OnDowned::rejoin ? "rejoin" : "shut_down") +
          line("max_incarnation_jump", std::to_string(max_incarnation_jump)) +
          line("max_frame_bytes", std::to_string(max_frame_bytes)) +

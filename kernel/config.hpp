@@ -127,6 +127,10 @@ struct Config {
   Duration silence_slack = Duration::milliseconds(100);
   Duration remove_after_down = Duration::seconds(2);
   Duration tombstone_ttl = Duration::seconds(3600);
+  // Lives whose tombstones were pruned, remembered so a peer still holding
+  // one cannot bring it back (membership/forgotten_lives.hpp): at most this
+  // many addresses, oldest forgotten first; 0 remembers none.
+  std::size_t forgotten_lives = 4096;
   OnDowned on_downed = OnDowned::rejoin;
   // Ingest guard: an incarnation more than this far above the one known for
   // an address is implausible (memberlist#358) and rejected.

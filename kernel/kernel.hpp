@@ -57,6 +57,7 @@
 #include "kernel/detection/phi_detector.hpp"
 #include "kernel/events.hpp"
 #include "kernel/links/link_table.hpp"
+#include "kernel/membership/forgotten_lives.hpp"
 #include "kernel/membership/leader_actions.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
@@ -90,6 +91,9 @@ struct KernelCounters {
   std::uint64_t dead_letters[kDeadLetterReasonCount] = {};
   std::uint64_t marks[kMarkCount] = {};
   std::uint64_t ingest_rejected = 0;
+  // Of those, records of a life whose tombstone this node pruned (a peer
+  // still holding it, or a forger resending it): refused, not revived.
+  std::uint64_t forgotten_lives_refused = 0;
   // New lives this node took to refute a claim about itself that only it
   // may make (a newer incarnation, a leave it never asked for).
   std::uint64_t refutations = 0;
@@ -304,6 +308,8 @@ class Kernel {
   void take_new_life(Incarnation above);
   void shut_down(bool downed);
   void prune_gone();
+  void drop_tombstones(const std::vector<NodeAddress>& addresses);
+  void follow_leader_tombstones(const std::vector<NodeAddress>& leaders_addresses);
   void update_reachability_view();
   bool counts_as_observer(const MemberId& observer) const;
   MemberStanding standing(const Member& member) const;
@@ -403,6 +409,7 @@ class Kernel {
   // The newest life of each address a handshake established here, kept
   // while the address is in the table (prune_gone drops the rest).
   std::map<NodeAddress, Incarnation> proven_lives_;
+  ForgottenLives forgotten_;                     // lives whose tombstones prune_gone dropped
   Instant next_refutation_;
 
   // Failure detection.

@@ -238,6 +238,7 @@ void Kernel::emit_member_changes(const std::vector<Member>& before) {
     const bool known = was != nullptr;
     events_.push_back(MemberEvent{now_member, known, known ? was->status : MemberStatus::joining});
     const NodeAddress& address = now_member.address();
+    forgotten_.forget(address);  // a record it refused no more: a newer life
     if (now_member.status == MemberStatus::down) down_since_.emplace(address, now_);
     if (now_member.status == MemberStatus::removed) removed_since_.emplace(address, now_);
     if (!is_live_status(now_member.status) && address != self_.address) {
@@ -276,6 +277,9 @@ bool Kernel::accept_record(const Member& incoming, const Member* known) const {
                                (incoming.status == MemberStatus::leaving || incoming.status == MemberStatus::exiting);
     return !unasked_leave || config_.mutations.claim_refutation_off;
   }
+  // A life whose tombstone was pruned here is over, at any status
+  // (forgotten_lives.hpp); a newer one is a new life.
+  if (known == nullptr && forgotten_.covers(incoming)) return false;
   if (known != nullptr) {
     if (incoming.incarnation() > known->incarnation() &&
         incoming.incarnation().value - known->incarnation().value > config_.max_incarnation_jump &&
@@ -294,11 +298,13 @@ MemberTable Kernel::accept_records(std::vector<Member>&& records, std::vector<No
   const std::span<const Member> mine = members_.members();
   auto known = mine.begin();
   for (Member& m : records) {
-    if (accept_record(m, find_in_step(known, mine.end(), m.address(), &Member::address))) {
+    const Member* held = find_in_step(known, mine.end(), m.address(), &Member::address);
+    if (accept_record(m, held)) {
       accepted.push_back(std::move(m));
       continue;
     }
     ++counters_.ingest_rejected;
+    if (held == nullptr && forgotten_.covers(m)) ++counters_.forgotten_lives_refused;
     mark(Mark::ingest_guard);
     if (m.address() == self_.address) note_claim_about_self(m);
     refused.push_back(m.address());
@@ -407,7 +413,13 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
   MemberTable incoming;
   ReachabilityTable incoming_rows;
   const std::size_t sent = state.members.size();
+  std::vector<NodeAddress> leaders_addresses;  // a whole state from our leader: the tombstones it holds
+  if (leader() == from.address && from.address != self_.address) {
+    leaders_addresses.reserve(state.members.size());
+    for (const Member& m : state.members) leaders_addresses.push_back(m.address());
+  }
   const std::vector<NodeAddress> refused = take_in(std::move(state.members), state.rows, incoming, incoming_rows);
+  if (!leaders_addresses.empty()) follow_leader_tombstones(leaders_addresses);
   // The sender's state, as we took it in, is ours: compared exactly, which
   // is what comparing the two digests stands for, without hashing theirs.
   if (incoming == members_ && incoming_rows == reachability_) {
@@ -589,19 +601,52 @@ void Kernel::leave(Instant now) {
   links_.sweep();
 }
 
-void Kernel::prune_gone() {
-  std::vector<NodeAddress> expired;
-  for (const auto& [address, since] : removed_since_) {
-    if (now_ - since >= config_.tombstone_ttl) expired.push_back(address);
-  }
-  for (const NodeAddress& address : expired) {
+void Kernel::drop_tombstones(const std::vector<NodeAddress>& addresses) {
+  for (const NodeAddress& address : addresses) {
     removed_since_.erase(address);
     down_since_.erase(address);
     proven_lives_.erase(address);
-    members_.prune([&](const Member& m) {
-      return m.address() == address && m.status == MemberStatus::removed;
-    });
+    if (const Member* m = members_.find(address); m != nullptr && m->status == MemberStatus::removed) {
+      forgotten_.remember(m->id);
+    }
+    members_.prune([&](const Member& m) { return m.address() == address && m.status == MemberStatus::removed; });
   }
+}
+
+// `leaders_addresses`: every address in a whole state from this node's
+// leader, sorted. A tombstone the leader no longer holds was dropped by it
+// (or the leader never learned it: a restart); either way it goes here too,
+// once it is at least half a TTL old here, so a restarted leader that has
+// not yet heard of a removal does not take a fresh tombstone with it.
+void Kernel::follow_leader_tombstones(const std::vector<NodeAddress>& leaders_addresses) {
+  std::vector<NodeAddress> gone;
+  for (const auto& [address, since] : removed_since_) {
+    if (now_ - since < config_.tombstone_ttl / 2) continue;
+    if (std::binary_search(leaders_addresses.begin(), leaders_addresses.end(), address)) continue;
+    const Member* m = members_.find(address);
+    if (m == nullptr || m->status != MemberStatus::removed) continue;
+    gone.push_back(address);
+  }
+  if (gone.empty()) return;
+  drop_tombstones(gone);
+  on_state_changed();
+}
+
+// Tombstones leave by agreement, not at each node's own moment (issue 43,
+// case 4; docs/membership.md, "Tombstones"): the leader drops one
+// tombstone_ttl after it saw the removal, and the others drop theirs when
+// their leader's whole state no longer holds it (follow_leader_tombstones).
+// A node that never hears its leader drops its own after twice the TTL.
+// What is dropped is remembered (forgotten_), so a copy still held
+// elsewhere is refused, not taken back.
+void Kernel::prune_gone() {
+  const bool leads = leader() == self_.address;
+  const Duration keep = leads ? config_.tombstone_ttl : config_.tombstone_ttl + config_.tombstone_ttl;
+  std::vector<NodeAddress> expired;
+  for (const auto& [address, since] : removed_since_) {
+    if (now_ - since >= keep) expired.push_back(address);
+  }
+  drop_tombstones(expired);
   // Proofs of addresses that left the table (strangers' hellos among
   // them), so that dialers naming ever new addresses cannot grow it.
   if (proven_lives_.size() > members_.size()) {

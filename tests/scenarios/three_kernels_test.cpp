@@ -3,6 +3,7 @@
 // link that downs nobody. Each step names the scenario line it checks.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 
 #include "kernel_harness.hpp"
@@ -134,6 +135,74 @@ TEST(ThreeKernels, DownedWhileAliveRejoinsWithANewIncarnation) {
   h.expect(h.node(3).self().incarnation > before, "n3 came back as a new incarnation (M3)");
   h.expect(h.node(3).counters().marks[static_cast<std::size_t>(Mark::rejoined_after_down)] > 0,
            "the rejoin mark was hit");
+}
+
+}  // namespace
+}  // namespace weft::testing
+
+namespace weft::testing {
+namespace {
+
+// Issue 43, case 4: a removed member's tombstone, once pruned, stays gone.
+// Four nodes, a short tombstone_ttl; n4 crashes, is downed and removed.
+// Each node prunes the tombstone at its own moment, and one that has
+// pruned hears it again from one that has not. Over 4 TTLs after the
+// removal: how many times a survivor learned n4's removal again (after the
+// first time), how many still hold a record of n4 at the end, and how many
+// records were refused as forgotten lives.
+struct Afterlife {
+  std::uint64_t relearned = 0;
+  std::uint64_t held_at_end = 0;
+  std::uint64_t refused = 0;
+  bool converged = false;
+};
+Afterlife tombstone_afterlife(std::size_t forgotten_lives) {
+  Harness h(4, [&](Config& c) {
+    c.tombstone_ttl = Duration::seconds(4);
+    c.forgotten_lives = forgotten_lives;
+  });
+  h.advance(Duration::seconds(5));
+  const NodeAddress n4 = h.address(4);
+  h.crash(4);
+  const auto removed =
+      h.advance_until([&] { return h.all_see_status({1, 2, 3}, 4, MemberStatus::removed); }, Duration::seconds(20));
+  h.expect(removed.has_value(), "n4 removed on every survivor");
+  h.advance(Duration::seconds(16));
+  Afterlife out;
+  for (std::size_t i = 1; i <= 3; ++i) {
+    const std::uint64_t removals = h.count_events(i, [&](const Event& e) {
+      const auto* m = std::get_if<MemberEvent>(&e);
+      return m != nullptr && m->member.address() == n4 && m->member.status == MemberStatus::removed;
+    });
+    h.expect(removals >= 1, "each survivor learned the removal");
+    out.relearned += removals - 1;
+    if (h.status_seen_by(i, 4)) ++out.held_at_end;
+    out.refused += h.node(i).counters().forgotten_lives_refused;
+  }
+  out.converged = h.node(1).converged() && h.node(1).state_digest() == h.node(2).state_digest() &&
+                  h.node(2).state_digest() == h.node(3).state_digest();
+  return out;
+}
+
+TEST(ThreeKernels, APrunedTombstoneStaysGone) {
+  const Afterlife a = tombstone_afterlife(4096);
+  std::printf("pruned tombstone: learned again %llu times, held by %llu of 3 at the end, %llu records refused\n",
+              static_cast<unsigned long long>(a.relearned), static_cast<unsigned long long>(a.held_at_end),
+              static_cast<unsigned long long>(a.refused));
+  EXPECT_EQ(a.relearned, 0u);
+  EXPECT_EQ(a.held_at_end, 0u);
+  EXPECT_GT(a.refused, 0u);  // the echo came, and was refused
+  EXPECT_TRUE(a.converged) << "the survivors' views converged again";
+}
+
+// The same without the memory (forgotten_lives = 0, what weft did before):
+// the tombstone comes back, the defect the test above would catch.
+TEST(ThreeKernels, WithoutTheMemoryAPrunedTombstoneComesBack) {
+  const Afterlife a = tombstone_afterlife(0);
+  std::printf("no memory: learned again %llu times, held by %llu of 3 at the end\n",
+              static_cast<unsigned long long>(a.relearned), static_cast<unsigned long long>(a.held_at_end));
+  EXPECT_GT(a.relearned, 0u);
+  EXPECT_EQ(a.refused, 0u);
 }
 
 }  // namespace
