@@ -3,9 +3,14 @@
 #                   fresh prefix, then find_package(weft CONFIG) from it
 #                   (WITH_IO=ON: also a program on weft::io)
 #   MODE=vendored   add_subdirectory(SOURCE_DIR) with nothing installed
+# WITH_DAEMON=ON (the weft build has the daemon): also weft_consumer_daemon,
+# a node of the consumer's own on weft::daemon (vendored: weft configured
+# with WEFT_BUILD_DAEMON=ON), which run_daemon.py starts, asks, reads the
+# metrics of and stops (PYTHON: the interpreter; python3 on the PATH if unset).
 # Every step's failure stops the test with its output. Usage (from CTest):
 #   cmake -DMODE=... -DSOURCE_DIR=... -DBUILD_DIR=... -DWORK_DIR=...
-#         -DGENERATOR=... -DCXX=... -DBUILD_TYPE=... [-DWITH_IO=ON] [-DJOBS=N] -P check_consumer.cmake
+#         -DGENERATOR=... -DCXX=... -DBUILD_TYPE=... [-DWITH_IO=ON] [-DWITH_DAEMON=ON] [-DPYTHON=...]
+#         [-DJOBS=N] -P check_consumer.cmake
 # CMAKE_BUILD_PARALLEL_LEVEL in the environment overrides JOBS.
 cmake_minimum_required(VERSION 3.25)
 
@@ -18,6 +23,9 @@ if(DEFINED ENV{CMAKE_BUILD_PARALLEL_LEVEL})
   set(JOBS $ENV{CMAKE_BUILD_PARALLEL_LEVEL})
 elseif(NOT DEFINED JOBS)
   set(JOBS 2)
+endif()
+if(WITH_DAEMON AND NOT PYTHON)
+  find_program(PYTHON python3 REQUIRED)
 endif()
 
 function(step what)
@@ -44,14 +52,19 @@ if(MODE STREQUAL "installed")
   step("cmake --install ${BUILD_DIR}" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
   # What a consumer must get, and what must stay in weft's build.
-  foreach(header kernel/kernel.hpp kernel/drain.hpp sim/simulator.hpp auth/hmac_sha256.hpp)
+  set(headers kernel/kernel.hpp kernel/drain.hpp sim/simulator.hpp auth/hmac_sha256.hpp)
+  if(WITH_DAEMON)
+    list(APPEND headers daemon/daemon_main.hpp app/application.hpp)
+  endif()
+  foreach(header IN LISTS headers)
     if(NOT EXISTS ${prefix}/include/weft/${header})
       message(FATAL_ERROR "consumer (installed): include/weft/${header} was not installed")
     endif()
   endforeach()
   file(GLOB_RECURSE installed LIST_DIRECTORIES true RELATIVE ${prefix} ${prefix}/*)
   set(build_only ${installed})
-  list(FILTER build_only INCLUDE REGEX "build_guard|kernel_internal\\.hpp")
+  # The load generator (weft_daemon_bench, weftd-bench) is never installed.
+  list(FILTER build_only INCLUDE REGEX "build_guard|kernel_internal\\.hpp|bench")
   if(build_only)
     message(FATAL_ERROR "consumer (installed): build-only files were installed: ${build_only}")
   endif()
@@ -61,7 +74,8 @@ if(MODE STREQUAL "installed")
   endif()
   foreach(file IN LISTS export_files)
     file(READ ${file} text)
-    foreach(leak weft_warnings build_guard "${SOURCE_DIR}")
+    # PkgConfig:: targets are this build's own and cannot be found again by a consumer.
+    foreach(leak weft_warnings build_guard "${SOURCE_DIR}" PkgConfig::)
       string(FIND "${text}" "${leak}" at)
       if(NOT at EQUAL -1)
         message(FATAL_ERROR "consumer (installed): ${file} mentions ${leak}: the export leaks the build tree")
@@ -73,22 +87,56 @@ if(MODE STREQUAL "installed")
   if(WITH_IO)
     list(APPEND configure_args -DWEFT_CONSUMER_IO=ON)
   endif()
+  if(WITH_DAEMON)
+    list(APPEND configure_args -DWEFT_CONSUMER_DAEMON=ON)
+  endif()
   step("configuring the consumer against ${prefix}" ${CMAKE_COMMAND} ${configure_args})
   # The weft it found must be the one just installed, not another on the system.
   string(FIND "${step_output}" "from ${prefix}/" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "consumer (installed): find_package found another weft:\n${step_output}")
   endif()
+
+  # A component the install lacks fails find_package, naming it and why.
+  if(WITH_DAEMON)
+    set(missing no_such_component)
+    set(missing_why "no component no_such_component \\(not one of weft's: [a-z_ ]+\\)")
+  else()
+    set(missing daemon)
+    set(missing_why "no component daemon \\(weft was built with WEFT_BUILD_DAEMON=OFF\\)")
+  endif()
+  file(WRITE ${WORK_DIR}/missing/CMakeLists.txt
+       "cmake_minimum_required(VERSION 3.25)\nproject(missing LANGUAGES CXX)\n"
+       "find_package(weft CONFIG REQUIRED COMPONENTS sim ${missing})\n")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK_DIR}/missing -B ${WORK_DIR}/missing/build -G ${GENERATOR}
+                          -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(REGEX REPLACE "[ \n]+" " " said "${err}")  # CMake wraps the reason over lines
+  if(rc EQUAL 0 OR NOT said MATCHES "${missing_why}")
+    message(FATAL_ERROR "consumer (installed): COMPONENTS ${missing} did not fail naming it (exit ${rc}):\n${out}${err}")
+  endif()
+  message(STATUS "consumer (installed): COMPONENTS ${missing} refused: ${CMAKE_MATCH_0}")
 elseif(MODE STREQUAL "vendored")
   # Warnings as errors for weft's sources here: a plain build type with
   # CMake's own flags (Release is -O3) is exactly the consumer's build.
+  # With the daemon asked for, weft's io/ follows it by default.
+  set(asked_on)
+  if(WITH_DAEMON)
+    list(APPEND configure_args -DWEFT_CONSUMER_DAEMON=ON -DWEFT_BUILD_DAEMON=ON)
+    set(asked_on BUILD_DAEMON BUILD_IO)
+  endif()
   step("configuring the consumer with add_subdirectory(${SOURCE_DIR})"
        ${CMAKE_COMMAND} ${configure_args} -DWEFT_SOURCE_DIR=${SOURCE_DIR} -DWEFT_WERROR=ON)
   # As a subproject weft builds its libraries only.
   file(STRINGS ${build}/CMakeCache.txt cache
        REGEX "^WEFT_(BUILD_TESTS|BUILD_BENCH|BUILD_TOOLS|BUILD_DAEMON|BUILD_IO|INSTALL):")
   foreach(line IN LISTS cache)
-    if(NOT line MATCHES ":BOOL=OFF$")
+    string(REGEX REPLACE "^WEFT_([A-Z_]+):.*" "\\1" option "${line}")
+    if(option IN_LIST asked_on)
+      if(NOT line MATCHES ":BOOL=ON$")
+        message(FATAL_ERROR "consumer (vendored): WEFT_${option} was asked for: ${line}")
+      endif()
+    elseif(NOT line MATCHES ":BOOL=OFF$")
       message(FATAL_ERROR "consumer (vendored): as a subproject weft should default to OFF: ${line}")
     endif()
   endforeach()
@@ -100,7 +148,17 @@ else()
   message(FATAL_ERROR "check_consumer: MODE must be installed or vendored, not ${MODE}")
 endif()
 
-step("building the consumer" ${CMAKE_COMMAND} --build ${build} --parallel ${JOBS})
+# The consumer's programs and the weft libraries they link, no more: a
+# vendored weft with the daemon would also build its tools (weftd,
+# weftd-bench, weftctl, weft-counterd), which no consumer program needs.
+set(programs weft_consumer weft_consumer_sim)
+if(WITH_IO AND MODE STREQUAL "installed")
+  list(APPEND programs weft_consumer_io)
+endif()
+if(WITH_DAEMON)
+  list(APPEND programs weft_consumer_daemon)
+endif()
+step("building the consumer" ${CMAKE_COMMAND} --build ${build} --parallel ${JOBS} --target ${programs})
 step("running the consumer" ${build}/weft_consumer)
 if(NOT step_output MATCHES "consumer: seed [0-9]+ \\([1-9][0-9]* faults\\) passed")
   message(FATAL_ERROR "consumer (${MODE}): unexpected output:\n${step_output}")
@@ -131,6 +189,11 @@ endif()
 message(STATUS "consumer (${MODE}): planted garble caught, and replayed by: weft_consumer_sim ${CMAKE_MATCH_3}")
 if(WITH_IO AND MODE STREQUAL "installed")
   step("running the io consumer" ${build}/weft_consumer_io)
+  message(STATUS "${step_output}")
+endif()
+if(WITH_DAEMON)
+  step("running the consumer's daemon" ${PYTHON} ${SOURCE_DIR}/tests/consumer/run_daemon.py
+       ${build}/weft_consumer_daemon ${WORK_DIR})
   message(STATUS "${step_output}")
 endif()
 message(STATUS "consumer (${MODE}): built and ran")
