@@ -79,6 +79,8 @@ struct Mutations {
   bool role_unbound = false;          // W3: the handshake transcript omits the prover's role, so the
                                       //     acceptor's proof reflected back passes as the dialer's
 
+  bool tombstone_echo = false;        // M8: each node drops a tombstone at its own moment and remembers
+                                      //     nothing of it, so a peer still holding it hands it back
   bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;
 };

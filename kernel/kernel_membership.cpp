@@ -419,7 +419,7 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
     for (const Member& m : state.members) leaders_addresses.push_back(m.address());
   }
   const std::vector<NodeAddress> refused = take_in(std::move(state.members), state.rows, incoming, incoming_rows);
-  if (!leaders_addresses.empty()) follow_leader_tombstones(leaders_addresses);
+  if (!leaders_addresses.empty() && !config_.mutations.tombstone_echo) follow_leader_tombstones(leaders_addresses);
   // The sender's state, as we took it in, is ours: compared exactly, which
   // is what comparing the two digests stands for, without hashing theirs.
   if (incoming == members_ && incoming_rows == reachability_) {
@@ -606,10 +606,11 @@ void Kernel::drop_tombstones(const std::vector<NodeAddress>& addresses) {
     removed_since_.erase(address);
     down_since_.erase(address);
     proven_lives_.erase(address);
-    if (const Member* m = members_.find(address); m != nullptr && m->status == MemberStatus::removed) {
+    const Member* m = members_.find(address);
+    if (m != nullptr && m->status == MemberStatus::removed && !config_.mutations.tombstone_echo) {
       forgotten_.remember(m->id);
     }
-    members_.prune([&](const Member& m) { return m.address() == address && m.status == MemberStatus::removed; });
+    members_.prune([&](const Member& r) { return r.address() == address && r.status == MemberStatus::removed; });
   }
 }
 
@@ -640,7 +641,7 @@ void Kernel::follow_leader_tombstones(const std::vector<NodeAddress>& leaders_ad
 // What is dropped is remembered (forgotten_), so a copy still held
 // elsewhere is refused, not taken back.
 void Kernel::prune_gone() {
-  const bool leads = leader() == self_.address;
+  const bool leads = leader() == self_.address || config_.mutations.tombstone_echo;
   const Duration keep = leads ? config_.tombstone_ttl : config_.tombstone_ttl + config_.tombstone_ttl;
   std::vector<NodeAddress> expired;
   for (const auto& [address, since] : removed_since_) {

@@ -3,7 +3,7 @@
 // over a simulated run, one class per property family, each in a file pair
 // that opens with the property it checks:
 //
-//   M2, M3                  MembershipSafety    membership_checker.hpp
+//   M2, M3, M8              MembershipSafety    membership_checker.hpp
 //   M4, M5, F1 (the heal)   one_view()          scenario_run.cpp
 //   M5 T_merge, F1 T_down_partition
 //                           CleanPartition      partition_checker.hpp
@@ -69,9 +69,10 @@ enum class Check : std::uint8_t {
   f1_partition_down,  // clean partitions whose downs were judged at T_down_partition (partition_checker.hpp)
   m5_merge,         // clean partitions whose heal was judged at T_merge
   w4_refutations,   // forged claims about a live node judged at T_refute (trust_boundary_checker.hpp)
+  m8_dropped,       // records a node dropped from its table, watched for their return (membership_checker.hpp)
 };
-inline constexpr std::size_t kCheckCount = 26;
-static_assert(static_cast<std::size_t>(Check::w4_refutations) + 1 == kCheckCount);
+inline constexpr std::size_t kCheckCount = 27;
+static_assert(static_cast<std::size_t>(Check::m8_dropped) + 1 == kCheckCount);
 std::string_view to_string(Check check);
 using Judged = std::array<std::uint64_t, kCheckCount>;
 inline void count(Judged* judged, Check check, std::uint64_t n = 1) {

@@ -39,6 +39,7 @@ void MembershipSafety::check(const Simulator& sim, std::vector<std::string>& fai
 void MembershipSafety::compare(std::size_t node, const Kernel& k, Life& life, std::vector<std::string>& failures) {
   std::vector<Held>& held = life.held;
   std::vector<Held> fresh;  // addresses this life never listed before
+  std::vector<bool> listed(held.size(), false);  // held[i] is in the table now
   std::size_t next = 0;     // the table is sorted by address too: the next record is usually held[next]
   for (const Member& m : k.members().members()) {
     Held* last = nullptr;
@@ -56,6 +57,13 @@ void MembershipSafety::compare(std::size_t node, const Kernel& k, Life& life, st
       continue;
     }
     next = static_cast<std::size_t>(last - held.data()) + 1;
+    listed[next - 1] = true;
+    if (last->dropped && now.first <= last->incarnation) {
+      failures.push_back(cat("M8: ", node_name(node), " took back ", m.id.to_string(), " ", to_string(m.status),
+                             " after dropping ", MemberId{m.address(), Incarnation{last->incarnation}}.to_string(),
+                             " from its table"));
+    }
+    last->dropped = false;
     if (now < std::pair<std::uint64_t, int>{last->incarnation, last->status}) {
       failures.push_back(cat("M2: ", node_name(node), " moved ", m.address().to_string(), " backwards, from ",
                              MemberId{m.address(), Incarnation{last->incarnation}}.to_string(), " ",
@@ -64,6 +72,11 @@ void MembershipSafety::compare(std::size_t node, const Kernel& k, Life& life, st
     }
     last->incarnation = now.first;
     last->status = now.second;
+  }
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    if (listed[i] || held[i].dropped) continue;
+    held[i].dropped = true;
+    count(judged_, Check::m8_dropped);
   }
   if (fresh.empty()) return;
   const auto by_address = [](const Held& a, const Held& b) { return a.address < b.address; };

@@ -4,9 +4,12 @@
 //       (incarnation, status) grows, in the order joining < up < leaving <
 //       exiting < down < removed within an incarnation
 //   M3  no live node holds its own life down or removed
+//   M8  a record a node dropped from its table (a pruned tombstone) does
+//       not come back to that node's life at the same incarnation or an
+//       older one: only a newer life of the address may return
 //
 // Judged: "M2 records" (records compared), "M3 own records" (live nodes'
-// own records inspected).
+// own records inspected), "M8 dropped records" (records seen dropped).
 #pragma once
 
 #include <cstddef>
@@ -32,6 +35,7 @@ class MembershipSafety {
     NodeAddress address;
     std::uint64_t incarnation = 0;
     int status = 0;
+    bool dropped = false;  // absent from the table when last compared
   };
   struct Life {
     bool compared = false;

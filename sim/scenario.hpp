@@ -91,6 +91,10 @@ struct Scenario {
   // Config::link_idle_timeout when set: short enough, in a third of the
   // generated seeds, that links close and reopen under the faults.
   std::optional<Duration> link_idle_timeout;
+  // Config::tombstone_ttl when set (scenario files only: generated seeds
+  // keep the 1 h default, which no run reaches), so a run sees tombstones
+  // dropped (M8).
+  std::optional<Duration> tombstone_ttl;
   std::vector<Mark> required_marks;  // the run fails unless each is hit
   // Clock drift per node, parts per million (index node - 1; empty: none).
   // A node at +500 sees 1.0005 s pass per simulated second.

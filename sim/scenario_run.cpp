@@ -253,6 +253,7 @@ SimOptions ScenarioRun::options() {
     config.mutations = scenario_.mutations;
     config.auth = scenario_auth(scenario_.auth, scenario_.seed, config.self);
     if (scenario_.link_idle_timeout) config.link_idle_timeout = *scenario_.link_idle_timeout;
+    if (scenario_.tombstone_ttl) config.tombstone_ttl = *scenario_.tombstone_ttl;
   };
   options.on_start = [this](std::size_t node, Kernel& kernel, Instant now) {
     for (Workload* w : all_) w->on_start(node, kernel, now);

@@ -70,6 +70,9 @@ constexpr MutationFlag kMutationFlags[] = {
     // every hostile seed's schedule (and trace hash).
     {{"role_unbound", "W3", "(sent the node's own proof back) did not close", "trust_boundary_auth.scenario"},
      &Mutations::role_unbound},
+    // Generated seeds keep the 1 h tombstone_ttl: only a scenario file with a
+    // short one (tombstone-ttl) sees a tombstone dropped.
+    {{"tombstone_echo", "M8", "took back", "tombstones.scenario"}, &Mutations::tombstone_echo},
 };
 
 // Mutations holds nothing but these flags: a new flag without a name fails here.
@@ -190,6 +193,7 @@ std::string Scenario::to_text() const {
   }
   if (auth != AuthMode::off) text += "auth " + std::string(to_string(auth)) + "\n";
   if (link_idle_timeout) text += "idle-links " + seconds_text(*link_idle_timeout) + "\n";
+  if (tombstone_ttl) text += "tombstone-ttl " + seconds_text(*tombstone_ttl) + "\n";
   for (Mark mark : required_marks) text += "require " + std::string(to_string(mark)) + "\n";
   for (std::size_t n = 0; n < clock_ppm.size(); ++n) {
     if (clock_ppm[n] != 0) {
@@ -685,6 +689,20 @@ bool parse_auth(LineReader& r, Scenario& s) {
   return true;
 }
 
+bool parse_tombstone_ttl(LineReader& r, Scenario& s) {
+  r.form = "tombstone-ttl <duration>";
+  Duration ttl;
+  if (!r.duration(ttl)) return false;
+  const Duration floor = Config{}.remove_after_down + Duration::seconds(1);
+  if (ttl < floor) {
+    return r.fail("tombstone-ttl " + seconds_text(ttl) + " is below " + seconds_text(floor) +
+                  " (Config::tombstone_ttl must exceed remove_after_down)");
+  }
+  if (!r.finish()) return false;
+  s.tombstone_ttl = ttl;
+  return true;
+}
+
 bool parse_idle_links(LineReader& r, Scenario& s) {
   r.form = "idle-links <duration>";
   Duration timeout;
@@ -746,13 +764,14 @@ bool parse_at(LineReader& r, Scenario& s) {
   return true;
 }
 
-// A line after the network line: a mutation, auth, idle-links, require,
-// clock or fault.
+// A line after the network line: a mutation, auth, idle-links,
+// tombstone-ttl, require, clock or fault.
 bool parse_body_line(LineReader& r, Scenario& s) {
   const std::string_view keyword = r.take();
   if (keyword == "mutation") return parse_mutation(r, s);
   if (keyword == "auth") return parse_auth(r, s);
   if (keyword == "idle-links") return parse_idle_links(r, s);
+  if (keyword == "tombstone-ttl") return parse_tombstone_ttl(r, s);
   if (keyword == "require") return parse_require(r, s);
   if (keyword == "clock") return parse_clock(r, s);
   if (keyword == "at") return parse_at(r, s);
@@ -760,7 +779,7 @@ bool parse_body_line(LineReader& r, Scenario& s) {
     return r.fail("a second " + std::string(keyword) + " line; a scenario has one, at the top");
   }
   return r.fail("unknown line starting " + quoted(keyword) +
-                "; expected \"mutation <name>\", \"auth <mode>\", \"idle-links <duration>\", \"require <mark>\", "
+                "; expected \"mutation <name>\", \"auth <mode>\", \"idle-links <duration>\", \"tombstone-ttl <duration>\", \"require <mark>\", "
                 "\"clock nN +250ppm\" or \"at <time> <fault>\"");
 }
 

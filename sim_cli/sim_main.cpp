@@ -514,7 +514,7 @@ int run_one(const Options& o, const char* verb) {
     for (const std::string& line : lines) std::printf("  %s\n", line.c_str());
   }
   std::printf("\nverdicts:\n");
-  std::printf("  safety (M2 M3 M7 F2 F3 F4 F5 S1 S2 S3 S4 W3) and timed bounds (F1 downs, M5 T_merge, M6 T_boot, W4 T_refute),\n"
+  std::printf("  safety (M2 M3 M7 M8 F2 F3 F4 F5 S1 S2 S3 S4 W3) and timed bounds (F1 downs, M5 T_merge, M6 T_boot, W4 T_refute),\n"
               "    checked every 100 ms: %s\n",
               verdict_text(result.verdict, Verdict::safety_failure));
   std::printf("  liveness (M4 M5 F1) after the heal: %s", verdict_text(result.verdict, Verdict::liveness_failure));

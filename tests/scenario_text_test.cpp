@@ -40,6 +40,7 @@ Scenario everything() {
   for (std::string_view name : mutation_names()) EXPECT_TRUE(set_mutation(s.mutations, name)) << name;
   s.required_marks = {Mark::suspicion_refuted, Mark::early_crash_suspicion};
   s.link_idle_timeout = ms(3'250);
+  s.tombstone_ttl = ms(8'500);
 
   s.faults.push_back(fault(Fault::Kind::crash, ms(0), {1}));
   s.faults.push_back(fault(Fault::Kind::restart, ms(1'500), {1}));
@@ -110,6 +111,7 @@ TEST(ScenarioText, EveryFaultKindMutationAndMarkRoundTrips) {
   EXPECT_NE(text.find("mutation merge_order_dependent\n"), std::string::npos);
   EXPECT_NE(text.find("require early_crash_suspicion\n"), std::string::npos);
   EXPECT_NE(text.find("idle-links 3.250s\n"), std::string::npos);
+  EXPECT_NE(text.find("tombstone-ttl 8.500s\n"), std::string::npos);
   EXPECT_NE(text.find("at 4.001s cut n3 -> n2\n"), std::string::npos);
   EXPECT_NE(text.find("at 5.000s partition { n4 n1 n6 }\n"), std::string::npos);
   EXPECT_NE(text.find("at 6.000s flap { n5 } every 700ms for 9000ms\n"), std::string::npos);
@@ -280,7 +282,7 @@ TEST(ScenarioText, MalformedInputsNameTheLineAndTheFix) {
       {"network zero bandwidth", "seed 1 nodes 5 chaos 30s heal 40s\nnetwork bandwidth 0\n", "line 2: bandwidth must be at least 1 byte/s"},
       {"network unitless floor", "seed 1 nodes 5 chaos 30s heal 40s\nnetwork floor 700\n", "line 2: expected a duration such as 5.250s or 3000ms, got \"700\""},
       {"second header", with_head("seed 2 nodes 5 chaos 30s heal 40s\n"), "line 3: a second seed line"},
-      {"unknown line", with_head("\nfault 5s crash n1\n"), "line 4: unknown line starting \"fault\"; expected \"mutation <name>\", \"auth <mode>\", \"idle-links <duration>\", \"require <mark>\", \"clock nN +250ppm\" or \"at <time> <fault>\""},
+      {"unknown line", with_head("\nfault 5s crash n1\n"), "line 4: unknown line starting \"fault\"; expected \"mutation <name>\", \"auth <mode>\", \"idle-links <duration>\", \"tombstone-ttl <duration>\", \"require <mark>\", \"clock nN +250ppm\" or \"at <time> <fault>\""},
       {"unknown fault", with_head("at 1s crash n1\n# x\nat 5s crsh n3\n"), "line 5: unknown fault \"crsh\"; expected one of crash, lose, restart, pause, cut, partition, flap, heal, spike, flood, asks"},
       {"fault missing", with_head("at 5s\n"), "line 3: expected a fault after the time; one of crash, lose, restart"},
       {"node outside", with_head("at 5s crash n9\n"), "line 3: node n9 is outside 1..5"},
@@ -323,6 +325,7 @@ TEST(ScenarioText, MalformedInputsNameTheLineAndTheFix) {
       {"asks zero timeout", with_head("at 5s asks n1 -> n2 5/s timeout 0ms for 5000ms\n"), "line 3: ask timeout must be longer than 0ms"},
       {"unknown mutation", with_head("mutation throttle_of\n"), "line 3: unknown mutation \"throttle_of\"; expected one of throttle_off, indirect_probes_off, refutation_off, replies_complete_twice, mailbox_unbounded, control_behind_user, merge_order_dependent"},
       {"idle links too short", with_head("idle-links 1500ms\n"), "line 3: idle-links 1.500s is below 2.000s (Config::link_idle_timeout must be at least two heartbeat intervals)"},
+      {"tombstone ttl too short", with_head("tombstone-ttl 2s\n"), "line 3: tombstone-ttl 2.000s is below 3.000s (Config::tombstone_ttl must exceed remove_after_down)"},
       {"clock without a sign", with_head("clock n2 250ppm\n"), "line 3: expected a drift such as +250ppm or -40ppm, got \"250ppm\""},
       {"clock too fast", with_head("clock n2 +100000ppm\n"), "line 3: clock drift \"+100000ppm\" is outside -99999..+99999 ppm"},
       {"clock of no node", with_head("clock n9 +5ppm\n"), "line 3: node n9 is outside 1..5"},
