@@ -92,6 +92,45 @@ def case_kill_detect_down_rejoin(c, ctl):
     print(f"restarted: up everywhere after {took:.2f} s, incarnation {old} -> {new}")
 
 
+TOMBSTONE_TTL = 6.0  # --set=tombstone_ttl for case tombstones (SETTINGS)
+
+
+def case_tombstones(c, ctl):
+    """Issue 43, case 4: a removed member's tombstone leaves every table by
+    agreement and stays gone. Four nodes, tombstone_ttl 6 s; n4 is killed,
+    downed and removed. Sampled every 100 ms for four TTLs after the
+    removal: each survivor drops the record within TTL + 5 s (the leader at
+    the TTL, the others on its next whole state), and no survivor that
+    dropped it holds it again (before: each dropped at its own moment and
+    took it back from a peer that had not, so it never left)."""
+    converge(c, 4)
+    victim, survivors = c.nodes[3], c.nodes[:3]
+    victim.kill()
+    c.wait("n4 removed on every survivor",
+           lambda: all((m := n.member(victim)) is not None and m["status"] == "removed" for n in survivors), 20)
+    removed_at = time.monotonic()
+    dropped_at = {}
+    returns = []
+    deadline = removed_at + 4 * TOMBSTONE_TTL
+    while time.monotonic() < deadline:
+        now = time.monotonic() - removed_at
+        for n in survivors:
+            held = n.member(victim) is not None
+            if not held and n.index not in dropped_at:
+                dropped_at[n.index] = now
+            elif held and n.index in dropped_at:
+                returns.append(f"n{n.index} at +{now:.1f} s (dropped at +{dropped_at.pop(n.index):.1f} s)")
+        time.sleep(0.1)
+    refused = sum(n.metric("weft_forgotten_lives_refused_total") or 0 for n in survivors)
+    print(f"n4 removed everywhere; dropped at " +
+          ", ".join(f"n{i} +{t:.1f} s" for i, t in sorted(dropped_at.items())) +
+          f" (tombstone_ttl {TOMBSTONE_TTL:.0f} s); taken back {len(returns)} times in {4 * TOMBSTONE_TTL:.0f} s; "
+          f"{refused:.0f} copies refused as forgotten lives")
+    assert not returns, f"a dropped tombstone came back: {'; '.join(returns)}"
+    late = [n.index for n in survivors if n.index not in dropped_at or dropped_at[n.index] > TOMBSTONE_TTL + 5]
+    assert not late, f"n{late} still held n4's tombstone {TOMBSTONE_TTL + 5:.0f} s after its removal: {dropped_at}"
+
+
 def case_sigterm_leave(c, ctl):
     converge(c, 3)
     leaver, rest = c.nodes[2], c.nodes[:2]
@@ -1235,9 +1274,10 @@ def case_strangers(c, ctl):
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-SIZES = {"five_converge": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4, "tls_dialer_plaintext": 4,
+SIZES = {"tombstones": 4, "five_converge": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4, "tls_dialer_plaintext": 4,
          "tls_expired": 5, "auth_replayed_proof": 2, "auth_wrong_proof": 2}
 SETTINGS = {"strangers": (f"--set=link_idle_timeout={STRANGER_IDLE:.0f}s",),
+            "tombstones": (f"--set=tombstone_ttl={TOMBSTONE_TTL:.0f}s",),
             # the links that never finish a handshake close after 1 s, not the default 5 s
             "bad_peers_half_frame": ("--set=handshake_timeout=1s",),
             "bad_peers_idle_connections": ("--set=handshake_timeout=1s",)}
