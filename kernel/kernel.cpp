@@ -14,7 +14,7 @@ Kernel::Kernel(Config config, std::uint64_t seed)
     : config_(std::move(config)),
       prng_(seed),
       self_{config_.self, config_.incarnation},
-      forgotten_(config_.forgotten_lives),
+      tombstones_(config_.tombstone_ttl, config_.forgotten_lives),
       fresh_detector_(config_.phi_parameters()),
       asks_(config_.max_pending_asks, first_ask_id(config_.incarnation)) {
   WEFT_ASSERT(config_.validate().empty());

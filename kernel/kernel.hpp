@@ -57,11 +57,11 @@
 #include "kernel/detection/phi_detector.hpp"
 #include "kernel/events.hpp"
 #include "kernel/links/link_table.hpp"
-#include "kernel/membership/forgotten_lives.hpp"
 #include "kernel/membership/leader_actions.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
 #include "kernel/membership/seen_set.hpp"
+#include "kernel/membership/tombstones.hpp"
 #include "kernel/prng.hpp"
 #include "kernel/timers.hpp"
 #include "kernel/wire/frame.hpp"
@@ -393,7 +393,6 @@ class Kernel {
   HealCandidates heal_candidates_;               // heal_candidates()
   std::map<NodeAddress, Instant> unreachable_since_;
   std::map<NodeAddress, Instant> down_since_;
-  std::map<NodeAddress, Instant> removed_since_;
   std::vector<MemberId> unreachable_view_;       // sorted; for ReachabilityEvents
   std::vector<NodeAddress> sorted_seeds_;        // config_.seeds, sorted and unique
   // Outbound links opened or revived while their address was not a live
@@ -409,7 +408,7 @@ class Kernel {
   // The newest life of each address a handshake established here, kept
   // while the address is in the table (prune_gone drops the rest).
   std::map<NodeAddress, Incarnation> proven_lives_;
-  ForgottenLives forgotten_;                     // lives whose tombstones prune_gone dropped
+  Tombstones tombstones_;                        // when each removal was seen; the lives dropped
   Instant next_refutation_;
 
   // Failure detection.

@@ -238,9 +238,9 @@ void Kernel::emit_member_changes(const std::vector<Member>& before) {
     const bool known = was != nullptr;
     events_.push_back(MemberEvent{now_member, known, known ? was->status : MemberStatus::joining});
     const NodeAddress& address = now_member.address();
-    forgotten_.forget(address);  // a record it refused no more: a newer life
+    tombstones_.changed(address);
     if (now_member.status == MemberStatus::down) down_since_.emplace(address, now_);
-    if (now_member.status == MemberStatus::removed) removed_since_.emplace(address, now_);
+    if (now_member.status == MemberStatus::removed) tombstones_.removed(address, now_);
     if (!is_live_status(now_member.status) && address != self_.address) {
       // S3: nothing waits on a member that is gone.
       fail_asks_to(address);
@@ -277,9 +277,9 @@ bool Kernel::accept_record(const Member& incoming, const Member* known) const {
                                (incoming.status == MemberStatus::leaving || incoming.status == MemberStatus::exiting);
     return !unasked_leave || config_.mutations.claim_refutation_off;
   }
-  // A life whose tombstone was pruned here is over, at any status
-  // (forgotten_lives.hpp); a newer one is a new life.
-  if (known == nullptr && forgotten_.covers(incoming)) return false;
+  // A life whose tombstone was dropped here is over, at any status
+  // (membership/tombstones.hpp); a newer one is a new life.
+  if (known == nullptr && tombstones_.forgotten(incoming)) return false;
   if (known != nullptr) {
     if (incoming.incarnation() > known->incarnation() &&
         incoming.incarnation().value - known->incarnation().value > config_.max_incarnation_jump &&
@@ -304,7 +304,7 @@ MemberTable Kernel::accept_records(std::vector<Member>&& records, std::vector<No
       continue;
     }
     ++counters_.ingest_rejected;
-    if (held == nullptr && forgotten_.covers(m)) ++counters_.forgotten_lives_refused;
+    if (held == nullptr && tombstones_.forgotten(m)) ++counters_.forgotten_lives_refused;
     mark(Mark::ingest_guard);
     if (m.address() == self_.address) note_claim_about_self(m);
     refused.push_back(m.address());
@@ -603,50 +603,28 @@ void Kernel::leave(Instant now) {
 
 void Kernel::drop_tombstones(const std::vector<NodeAddress>& addresses) {
   for (const NodeAddress& address : addresses) {
-    removed_since_.erase(address);
+    tombstones_.dropped(address, members_.find(address), !config_.mutations.tombstone_echo);
     down_since_.erase(address);
     proven_lives_.erase(address);
-    const Member* m = members_.find(address);
-    if (m != nullptr && m->status == MemberStatus::removed && !config_.mutations.tombstone_echo) {
-      forgotten_.remember(m->id);
-    }
     members_.prune([&](const Member& r) { return r.address() == address && r.status == MemberStatus::removed; });
   }
 }
 
-// `leaders_addresses`: every address in a whole state from this node's
-// leader, sorted. A tombstone the leader no longer holds was dropped by it
-// (or the leader never learned it: a restart); either way it goes here too,
-// once it is at least half a TTL old here, so a restarted leader that has
-// not yet heard of a removal does not take a fresh tombstone with it.
+// A whole state from this node's leader: the tombstones it no longer holds
+// go here too (membership/tombstones.hpp).
 void Kernel::follow_leader_tombstones(const std::vector<NodeAddress>& leaders_addresses) {
-  std::vector<NodeAddress> gone;
-  for (const auto& [address, since] : removed_since_) {
-    if (now_ - since < config_.tombstone_ttl / 2) continue;
-    if (std::binary_search(leaders_addresses.begin(), leaders_addresses.end(), address)) continue;
-    const Member* m = members_.find(address);
-    if (m == nullptr || m->status != MemberStatus::removed) continue;
-    gone.push_back(address);
-  }
+  const std::vector<NodeAddress> gone = tombstones_.unheld_by_leader(now_, leaders_addresses, members_);
   if (gone.empty()) return;
   drop_tombstones(gone);
   on_state_changed();
 }
 
-// Tombstones leave by agreement, not at each node's own moment (issue 43,
-// case 4; docs/membership.md, "Tombstones"): the leader drops one
-// tombstone_ttl after it saw the removal, and the others drop theirs when
-// their leader's whole state no longer holds it (follow_leader_tombstones).
-// A node that never hears its leader drops its own after twice the TTL.
-// What is dropped is remembered (forgotten_), so a copy still held
-// elsewhere is refused, not taken back.
+// Tombstones that are due by this node's clock (membership/tombstones.hpp:
+// the leader's after tombstone_ttl, the others' after twice that), and
+// proofs and rows of lives that are over.
 void Kernel::prune_gone() {
   const bool leads = leader() == self_.address || config_.mutations.tombstone_echo;
-  const Duration keep = leads ? config_.tombstone_ttl : config_.tombstone_ttl + config_.tombstone_ttl;
-  std::vector<NodeAddress> expired;
-  for (const auto& [address, since] : removed_since_) {
-    if (now_ - since >= keep) expired.push_back(address);
-  }
+  const std::vector<NodeAddress> expired = tombstones_.due(now_, leads);
   drop_tombstones(expired);
   // Proofs of addresses that left the table (strangers' hellos among
   // them), so that dialers naming ever new addresses cannot grow it.

@@ -1,0 +1,71 @@
+// Tombstones: how long a removed member's record stays in the table, who
+// decides it goes, and what is remembered once it has (issue 43, case 4;
+// docs/membership.md, "Tombstones leave by agreement").
+//
+// Model. A removed record (a tombstone) stays so that late gossip carrying
+// the dead life finds it superseded. Dropped at each node's own moment, a
+// tombstone came back: the first to drop it heard it again from one that
+// had not, held it another TTL, and handed it back in turn. And since
+// convergence is equality of whole tables, tombstones included, a node
+// holding a tombstone the others dropped (or the other way round) is not
+// converged with them. So:
+//
+//   - the leader drops a tombstone `ttl` after it saw the removal (due());
+//   - every other node drops its copy when a whole state from its leader
+//     no longer holds it, once the copy is at least ttl/2 old here
+//     (unheld_by_leader(): so a restarted leader that has not yet heard of
+//     a removal does not take a fresh tombstone with it); a node that never
+//     hears its leader drops its own after 2 ttl (due());
+//   - a dropped life is remembered (ForgottenLives, bounded), and any record
+//     of it, at any status, is refused (forgotten()), so a copy still held
+//     elsewhere cannot bring it back. A newer life ends that (changed()).
+//
+// A value: it decides what goes; the kernel removes it from its tables.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "kernel/ids.hpp"
+#include "kernel/membership/forgotten_lives.hpp"
+#include "kernel/membership/member_table.hpp"
+#include "kernel/time.hpp"
+
+namespace weft {
+
+class Tombstones {
+ public:
+  Tombstones(Duration ttl, std::size_t forgotten_capacity) : ttl_(ttl), forgotten_(forgotten_capacity) {}
+
+  // `address`'s record became removed here at `now` (the first time counts).
+  void removed(const NodeAddress& address, Instant now) { since_.emplace(address, now); }
+  // `address`'s record changed here (called before removed()): a record of
+  // a dropped life is refused, so a change is its removal or a newer life,
+  // and of an older life nothing is due or forgotten any more.
+  void changed(const NodeAddress& address) {
+    since_.erase(address);
+    forgotten_.forget(address);
+  }
+  // A record of a life whose tombstone this node dropped: refused.
+  bool forgotten(const Member& record) const { return forgotten_.covers(record); }
+
+  // Due by this node's own clock: `ttl` after the removal if it leads,
+  // twice that if it does not.
+  std::vector<NodeAddress> due(Instant now, bool leads) const;
+  // The tombstones of `table` that a whole state from this node's leader
+  // (`leaders`: its addresses, sorted) no longer holds, at least ttl/2 old.
+  std::vector<NodeAddress> unheld_by_leader(Instant now, std::span<const NodeAddress> leaders,
+                                            const MemberTable& table) const;
+  // `address`'s tombstone leaves the table: `record` (its removed life, if
+  // it had one) is remembered unless `remember` is false (a planted defect).
+  void dropped(const NodeAddress& address, const Member* record, bool remember);
+
+ private:
+  Duration ttl_;
+  std::map<NodeAddress, Instant> since_;  // when each removal was seen here
+  ForgottenLives forgotten_;
+};
+
+}  // namespace weft
