@@ -228,7 +228,10 @@ std::vector<std::string> metrics_lines(const weft::sim::ApplicationActors& actor
 void write_metrics(weft::sim_cli::JsonWriter& j, const weft::sim::ApplicationActors* actors) {
   j.begin_array();
   for (std::size_t node = 1; actors != nullptr && node <= actors->nodes(); ++node) {
-    for (const auto& [name, f] : actors->metrics(node).families()) {
+    // Not a structured binding: clang 14 cannot capture one in the lambda.
+    for (const auto& family : actors->metrics(node).families()) {
+      const std::string& name = family.first;
+      const weft::Metrics::Family& f = family.second;
       const auto head = [&](const weft::MetricLabels& labels) {
         j.begin_object();
         j.key("node").value(static_cast<std::uint64_t>(node));
