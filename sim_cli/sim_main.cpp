@@ -180,47 +180,52 @@ void metric_value(weft::sim_cli::JsonWriter& j, double value) {
 // One line per series: its kind, each node's value and the total (a
 // histogram: its count and sum).
 std::vector<std::string> metrics_lines(const weft::sim::ApplicationActors& actors) {
-  std::map<SeriesKey, std::pair<std::string, std::vector<std::string>>> by_series;  // kind, per-node text
-  std::map<SeriesKey, double> totals;
-  std::map<SeriesKey, std::pair<std::uint64_t, double>> histogram_totals;
+  // One per series: each node's value as text, and the run's total, kept
+  // exact for counters (an integer sum) and histograms (observations).
+  struct Line {
+    weft::MetricKind kind = weft::MetricKind::counter;
+    std::string values;      // " n1=... n2=..."
+    std::uint64_t count = 0;  // counters: the sum; histograms: observations
+    double sum = 0;           // gauges: the sum; histograms: the sum observed
+  };
+  std::map<SeriesKey, Line> lines_by_series;
   for (std::size_t node = 1; node <= actors.nodes(); ++node) {
+    const std::string n = " n" + std::to_string(node) + "=";
     for (const auto& [name, f] : actors.metrics(node).families()) {
-      const std::string kind(weft::to_string(f.kind));
-      const std::string n = "n" + std::to_string(node) + "=";
       for (const auto& [labels, c] : f.counters) {
-        auto& entry = by_series[{name, labels}];
-        entry.first = kind;
-        entry.second.push_back(n + std::to_string(c.value()));
-        totals[{name, labels}] += static_cast<double>(c.value());
+        Line& l = lines_by_series[{name, labels}];
+        l.kind = f.kind;
+        l.values += n + std::to_string(c.value());
+        l.count += c.value();
       }
       for (const auto& [labels, g] : f.gauges) {
-        auto& entry = by_series[{name, labels}];
-        entry.first = kind;
-        entry.second.push_back(n + metric_number(g.value()));
-        totals[{name, labels}] += g.value();
+        Line& l = lines_by_series[{name, labels}];
+        l.kind = f.kind;
+        l.values += n + metric_number(g.value());
+        l.sum += g.value();
       }
       for (const auto& [labels, h] : f.histograms) {
-        auto& entry = by_series[{name, labels}];
-        entry.first = kind;
-        entry.second.push_back(n + std::to_string(h.count()));
-        auto& [count, sum] = histogram_totals[{name, labels}];
-        count += h.count();
-        sum += h.sum();
+        Line& l = lines_by_series[{name, labels}];
+        l.kind = f.kind;
+        l.values += n + std::to_string(h.count());
+        l.count += h.count();
+        l.sum += h.sum();
       }
     }
   }
-  std::vector<std::string> lines;
-  for (const auto& [key, entry] : by_series) {
-    std::string line = series_text(key) + " (" + entry.first + "):";
-    for (const std::string& v : entry.second) line += " " + v;
-    if (const auto h = histogram_totals.find(key); h != histogram_totals.end()) {
-      line += "; " + std::to_string(h->second.first) + " observed, sum " + metric_number(h->second.second);
-    } else {
-      line += "; total " + metric_number(totals[key]);
+  std::vector<std::string> out;
+  for (const auto& [key, l] : lines_by_series) {
+    std::string text = series_text(key) + " (" + std::string(weft::to_string(l.kind)) + "):" + l.values + "; ";
+    switch (l.kind) {
+      case weft::MetricKind::counter: text += "total " + std::to_string(l.count); break;
+      case weft::MetricKind::gauge: text += "total " + metric_number(l.sum); break;
+      case weft::MetricKind::histogram:
+        text += std::to_string(l.count) + " observed, sum " + metric_number(l.sum);
+        break;
     }
-    lines.push_back(line);
+    out.push_back(text);
   }
-  return lines;
+  return out;
 }
 
 // The same as JSON: [{"node": 1, "name": ..., "labels": {...}, "kind": ...,
