@@ -414,12 +414,13 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
   ReachabilityTable incoming_rows;
   const std::size_t sent = state.members.size();
   std::vector<NodeAddress> leaders_addresses;  // a whole state from our leader: the tombstones it holds
-  if (leader() == from.address && from.address != self_.address) {
+  if (!tombstones_.none_held() && !config_.mutations.tombstone_echo && leader() == from.address &&
+      from.address != self_.address) {
     leaders_addresses.reserve(state.members.size());
     for (const Member& m : state.members) leaders_addresses.push_back(m.address());
   }
   const std::vector<NodeAddress> refused = take_in(std::move(state.members), state.rows, incoming, incoming_rows);
-  if (!leaders_addresses.empty() && !config_.mutations.tombstone_echo) follow_leader_tombstones(leaders_addresses);
+  if (!leaders_addresses.empty()) follow_leader_tombstones(leaders_addresses);
   // The sender's state, as we took it in, is ours: compared exactly, which
   // is what comparing the two digests stands for, without hashing theirs.
   if (incoming == members_ && incoming_rows == reachability_) {
@@ -623,7 +624,9 @@ void Kernel::follow_leader_tombstones(const std::vector<NodeAddress>& leaders_ad
 // the leader's after tombstone_ttl, the others' after twice that), and
 // proofs and rows of lives that are over.
 void Kernel::prune_gone() {
-  const bool leads = leader() == self_.address || config_.mutations.tombstone_echo;
+  // The leader is only asked when something waits to be dropped.
+  const bool leads =
+      !tombstones_.none_held() && (config_.mutations.tombstone_echo || leader() == self_.address);
   const std::vector<NodeAddress> expired = tombstones_.due(now_, leads);
   drop_tombstones(expired);
   // Proofs of addresses that left the table (strangers' hellos among

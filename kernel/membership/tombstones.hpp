@@ -48,6 +48,8 @@ class Tombstones {
     since_.erase(address);
     forgotten_.forget(address);
   }
+  // No removal is waiting to be dropped here: nothing to judge.
+  bool none_held() const { return since_.empty(); }
   // A record of a life whose tombstone this node dropped: refused.
   bool forgotten(const Member& record) const { return forgotten_.covers(record); }
 
