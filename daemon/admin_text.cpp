@@ -201,6 +201,13 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
   counter("weft_forgotten_lives_refused_total",
           "Of those, records of a life whose tombstone this node pruned: a peer still holding it, or a forger.",
           c.forgotten_lives_refused);
+  counter("weft_stranger_frames_unanswered_total",
+          "Without a key: frames from a dialer whose address is no member, dropped until that address answered "
+          "this node's dial as the life its hello named.",
+          c.stranger_frames_unanswered);
+  counter("weft_dial_backs_full_total",
+          "Of those, frames that found max_pending_handshakes dials back waiting: nothing was dialed.",
+          c.dial_backs_full);
   counter("weft_refutations_total", "New lives taken to refute a claim about this node only it may make.",
           c.refutations);
   counter("weft_gossip_replies_withheld_total", "Gossip answers not sent: they would only repeat a refused record.",

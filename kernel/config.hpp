@@ -79,6 +79,9 @@ struct Mutations {
   bool role_unbound = false;          // W3: the handshake transcript omits the prover's role, so the
                                       //     acceptor's proof reflected back passes as the dialer's
 
+  bool dial_back_off = false;         // W3: without a key, a stranger's hello is taken at its word: its
+                                      //     Join puts the address it named in the table, and every frame
+                                      //     is answered by a dial there (an amplifier)
   bool tombstone_echo = false;        // M8: each node drops a tombstone at its own moment and remembers
                                       //     nothing of it, so a peer still holding it hands it back
   bool any() const { return *this != Mutations{}; }

@@ -74,6 +74,7 @@ std::string_view to_string(Mark mark) {
     case Mark::truncated_frame: return "truncated_frame";
     case Mark::rejoined_after_down: return "rejoined_after_down";
     case Mark::refuted_claim: return "refuted_claim";
+    case Mark::dialed_back: return "dialed_back";
     case Mark::self_pause_forgiven: return "self_pause_forgiven";
     case Mark::ingest_guard: return "ingest_guard";
     case Mark::early_crash_suspicion: return "early_crash_suspicion";

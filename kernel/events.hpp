@@ -148,11 +148,12 @@ enum class Mark : std::uint8_t {
   ingest_guard,           // a gossip record was rejected by a guard
   early_crash_suspicion,  // a refused redial started probing before phi did
   refuted_claim,          // this node took a newer life to refute a forged claim about it
+  dialed_back,            // without a key, a stranger's frame made this node dial its address first
 };
-inline constexpr std::size_t kMarkCount = 9;
+inline constexpr std::size_t kMarkCount = 10;
 // Counters are indexed by mark and mark_from_string walks 0..kMarkCount-1: a
-// mark added after refuted_claim must move this.
-static_assert(kMarkCount == static_cast<std::size_t>(Mark::refuted_claim) + 1);
+// mark added after dialed_back must move this.
+static_assert(kMarkCount == static_cast<std::size_t>(Mark::dialed_back) + 1);
 std::string_view to_string(Mark mark);
 // The mark that to_string names `name`; nullopt if none does.
 std::optional<Mark> mark_from_string(std::string_view name);

@@ -15,6 +15,7 @@ Kernel::Kernel(Config config, std::uint64_t seed)
       prng_(seed),
       self_{config_.self, config_.incarnation},
       tombstones_(config_.tombstone_ttl, config_.forgotten_lives),
+      dial_backs_(config_.max_pending_handshakes),
       fresh_detector_(config_.phi_parameters()),
       asks_(config_.max_pending_asks, first_ask_id(config_.incarnation)) {
   WEFT_ASSERT(config_.validate().empty());
@@ -44,20 +45,14 @@ void Kernel::advance(Instant now) {
 
 void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
   if (shut_down_) return;
+  if (held_for_dial_back(peer, std::holds_alternative<wire::Join>(message))) return;
   std::visit(
       [&](auto&& m) {
         using T = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<T, wire::Envelope>) {
           on_envelope(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Join>) {
-          if (!accept_record(Member{peer, MemberStatus::joining})) return;
-          const std::vector<Member> before(members_.members().begin(), members_.members().end());
-          if (members_.merge(Member{peer, MemberStatus::joining})) {
-            emit_member_changes(before);
-            on_state_changed();
-          }
-          WEFT_ASSERT(members_.find(peer.address) != nullptr);  // the joiner, or a newer life of it
-          send_gossip_state(peer.address);
+          take_joiner(peer);
         } else if constexpr (std::is_same_v<T, wire::Heartbeat>) {
           on_heartbeat(peer, m);
         } else if constexpr (std::is_same_v<T, wire::HeartbeatAck>) {

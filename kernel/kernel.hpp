@@ -57,6 +57,7 @@
 #include "kernel/detection/phi_detector.hpp"
 #include "kernel/events.hpp"
 #include "kernel/links/link_table.hpp"
+#include "kernel/membership/dial_backs.hpp"
 #include "kernel/membership/leader_actions.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
@@ -94,6 +95,12 @@ struct KernelCounters {
   // Of those, records of a life whose tombstone this node pruned (a peer
   // still holding it, or a forger resending it): refused, not revived.
   std::uint64_t forgotten_lives_refused = 0;
+  // Without a key: frames from a stranger (a dialer whose address holds no
+  // record here) dropped while this node's dial to that address had not
+  // been answered by the life its hello named (membership/dial_backs.hpp),
+  // and of those, frames that found max_pending_handshakes dials waiting.
+  std::uint64_t stranger_frames_unanswered = 0;
+  std::uint64_t dial_backs_full = 0;
   // New lives this node took to refute a claim about itself that only it
   // may make (a newer incarnation, a leave it never asked for).
   std::uint64_t refutations = 0;
@@ -258,6 +265,11 @@ class Kernel {
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
   // A handshake here established `life` (or a newer life of its address).
   void note_proven(const MemberId& life);
+  // Without a key, whether a frame from `peer` waits for our dial to its
+  // address to be answered (membership/dial_backs.hpp); `join` keeps a Join.
+  bool held_for_dial_back(const MemberId& peer, bool join);
+  // Whether our dial to `life.address` was answered by `life` and is open.
+  bool dial_answered(const MemberId& life) const;
 
   // kernel_membership.cpp: join, gossip, applying the leader's moves, rejoin
   void start_membership();
@@ -304,6 +316,9 @@ class Kernel {
   bool add_seen(const MemberId& holder);
   void check_self_status();
   void rejoin();
+  // A Join from `joiner` (with a key, or once our dial to it was answered):
+  // its record joining, and our state to it.
+  void take_joiner(const MemberId& joiner);
   void refute();
   void take_new_life(Incarnation above);
   void shut_down(bool downed);
@@ -409,6 +424,7 @@ class Kernel {
   // while the address is in the table (prune_gone drops the rest).
   std::map<NodeAddress, Incarnation> proven_lives_;
   Tombstones tombstones_;                        // when each removal was seen; the lives dropped
+  DialBacks dial_backs_;                         // keyless strangers waiting for our dial's answer
   Instant next_refutation_;
 
   // Failure detection.

@@ -131,6 +131,28 @@ bool Kernel::proven(const MemberId& life) const {
   return it != proven_lives_.end() && it->second >= life.incarnation;
 }
 
+bool Kernel::held_for_dial_back(const MemberId& peer, bool join) {
+  if (config_.auth.enabled() || config_.mutations.dial_back_off) return false;
+  if (members_.find(peer.address) != nullptr || dial_answered(peer)) return false;
+  ++counters_.stranger_frames_unanswered;
+  switch (dial_backs_.wait(peer, join, now_ + config_.handshake_timeout)) {
+    case DialBacks::Wait::started:
+      // Nothing is queued for the address, so the link carries our hello
+      // alone until its acceptor answers (on_outbound_frame).
+      mark(Mark::dialed_back);
+      (void)outbound(peer.address);
+      break;
+    case DialBacks::Wait::waiting: break;
+    case DialBacks::Wait::full: ++counters_.dial_backs_full; break;
+  }
+  return true;
+}
+
+bool Kernel::dial_answered(const MemberId& life) const {
+  const Outbound* out = links_.find_outbound(life.address);
+  return out != nullptr && out->state() == OutboundState::established && out->peer == life;
+}
+
 // Closing a record already retired (closed twice before the sweep, say as
 // an idle link and then as a member gone) only counts the close again: it
 // has no link, nothing queued and no state left to leave.
@@ -363,7 +385,10 @@ void Kernel::on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payl
   note_proven(*out.peer);
   out.redial.reset();
   WEFT_ASSERT(out.state() == OutboundState::established && (!config_.auth.enabled() || !out.handshake.empty()));
-  observe(*out.peer);
+  const MemberId answered = *out.peer;
+  observe(answered);
+  // A stranger whose dial we waited for: its Join is taken now.
+  if (!dial_backs_.empty() && dial_backs_.answered(answered)) take_joiner(answered);
 }
 
 // The dialer's hello. Unauthenticated, it names the peer at once; with a

@@ -546,6 +546,17 @@ void Kernel::rejoin() {
   take_new_life(self_.incarnation);
 }
 
+void Kernel::take_joiner(const MemberId& joiner) {
+  if (!accept_record(Member{joiner, MemberStatus::joining})) return;
+  const std::vector<Member> before(members_.members().begin(), members_.members().end());
+  if (members_.merge(Member{joiner, MemberStatus::joining})) {
+    emit_member_changes(before);
+    on_state_changed();
+  }
+  WEFT_ASSERT(members_.find(joiner.address) != nullptr);  // the joiner, or a newer life of it
+  send_gossip_state(joiner.address);
+}
+
 // Another process said of this node what only it may say (a newer life, a
 // leave it never asked for): a forger, or a stale copy of its address. A
 // life above the claim supersedes it in every honest table, as SWIM's
@@ -629,6 +640,7 @@ void Kernel::prune_gone() {
       !tombstones_.none_held() && (config_.mutations.tombstone_echo || leader() == self_.address);
   const std::vector<NodeAddress> expired = tombstones_.due(now_, leads);
   drop_tombstones(expired);
+  dial_backs_.expire(now_);
   // Proofs of addresses that left the table (strangers' hellos among
   // them), so that dialers naming ever new addresses cannot grow it.
   if (proven_lives_.size() > members_.size()) {
@@ -761,7 +773,7 @@ void Kernel::close_idle_links(bool joining) {
     const Outbound& out = link->second;
     const bool draining = out.writing || !out.control.empty() || out.user_queued() > 0;
     const bool joining_seed = joining && std::binary_search(sorted_seeds_.begin(), sorted_seeds_.end(), *it);
-    if (draining || joining_seed) {
+    if (draining || joining_seed || dial_backs_.awaits(*it)) {
       ++it;
       continue;
     }

@@ -62,6 +62,10 @@ struct Fault {
     // Last, so the generator's draws (kind - 2 over the kinds above) keep
     // their meaning: only scenario files play it.
     reflected_proof,          // a handshake as nodes[1] whose proof is the node's own, sent back
+    // A stranger's hello naming an address where no node is, and a Join:
+    // without a key the node must not take the address into its table nor
+    // answer there (it dials back first); with one, refused unproven.
+    keyless_join,
   };
   Kind kind = Kind::crash;
   Duration at;                     // from the start of the run

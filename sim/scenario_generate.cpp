@@ -411,14 +411,19 @@ void Draw::hostile_faults(Prng& draw, std::int64_t low, std::int64_t high) {
     const std::size_t a = pick();
     std::size_t b = pick();
     if (b == a) b = a % nodes_ + 1;
-    const std::int64_t kind = draw.between(0, 11);
+    const std::int64_t kind = draw.between(0, 12);
     if (kind <= 1) {
       s_.faults.push_back(make_fault(kind == 0 ? Fault::Kind::truncate : Fault::Kind::corrupt, at, {a, b}, {}));
       continue;
     }
     Fault f = make_fault(Fault::Kind::rogue, at, {a}, {});
-    f.rogue = static_cast<Fault::Rogue>(kind - 2);
-    if (f.rogue != Fault::Rogue::garbage && f.rogue != Fault::Rogue::wrong_cluster) f.nodes.push_back(b);
+    // Every rogue up to forged_leaving, then keyless_join (reflected_proof
+    // is played by scenario files only).
+    f.rogue = kind == 12 ? Fault::Rogue::keyless_join : static_cast<Fault::Rogue>(kind - 2);
+    if (f.rogue != Fault::Rogue::garbage && f.rogue != Fault::Rogue::wrong_cluster &&
+        f.rogue != Fault::Rogue::keyless_join) {
+      f.nodes.push_back(b);
+    }
     s_.faults.push_back(std::move(f));
   }
 }

@@ -70,6 +70,7 @@ constexpr MutationFlag kMutationFlags[] = {
     // every hostile seed's schedule (and trace hash).
     {{"role_unbound", "W3", "(sent the node's own proof back) did not close", "trust_boundary_auth.scenario"},
      &Mutations::role_unbound},
+    {{"dial_back_off", "W3", "took the address it named"}, &Mutations::dial_back_off},
     // Generated seeds keep the 1 h tombstone_ttl: only a scenario file with a
     // short one (tombstone-ttl) sees a tombstone dropped.
     {{"tombstone_echo", "M8", "took back", "tombstones.scenario"}, &Mutations::tombstone_echo},
@@ -153,6 +154,7 @@ std::string_view to_string(Fault::Rogue rogue) {
     case Fault::Rogue::forged_incarnation: return "forged-incarnation";
     case Fault::Rogue::forged_leaving: return "forged-leaving";
     case Fault::Rogue::reflected_proof: return "reflected-proof";
+    case Fault::Rogue::keyless_join: return "keyless-join";
   }
   return "?";
 }
@@ -254,12 +256,13 @@ constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage,        Fault::Rogue::
                                     Fault::Rogue::forged_row,     Fault::Rogue::wrong_key,
                                     Fault::Rogue::replayed_proof, Fault::Rogue::unproven,
                                     Fault::Rogue::forged_incarnation, Fault::Rogue::forged_leaving,
-                                    Fault::Rogue::reflected_proof};
+                                    Fault::Rogue::reflected_proof, Fault::Rogue::keyless_join};
 constexpr AuthMode kAuthModes[] = {AuthMode::off, AuthMode::shared, AuthMode::rotating};
 
 // The rogues that impersonate (or forge a record of) an honest node.
 bool names_a_victim(Fault::Rogue rogue) {
-  return rogue != Fault::Rogue::garbage && rogue != Fault::Rogue::wrong_cluster;
+  return rogue != Fault::Rogue::garbage && rogue != Fault::Rogue::wrong_cluster &&
+         rogue != Fault::Rogue::keyless_join;
 }
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }

@@ -51,6 +51,7 @@ class RogueScript {
   Simulator::RogueAnswer answer;      // sent after the target's hello, if any
   std::optional<CloseReason> expected;  // how the target must close the link; none: kept
   std::optional<Member> claim;          // W4: a claim the target takes and the victim must refute
+  std::optional<NodeAddress> named;     // an address the rogue's hello named that must not join
   const char* what = "";
 
  private:
@@ -65,6 +66,7 @@ class RogueScript {
   void unproven();
   void forged_incarnation();
   void forged_leaving();
+  void keyless_join();
   // A stranger's hello, then `claim` as a whole state and again as a delta
   // (both paths in meet the same guards); on authenticated links an
   // insider, who proves itself first.
@@ -137,6 +139,7 @@ bool RogueScript::write(Fault::Rogue kind) {
     case Fault::Rogue::replayed_proof: replayed_proof(); break;
     case Fault::Rogue::reflected_proof: reflected_proof(); break;
     case Fault::Rogue::unproven: unproven(); break;
+    case Fault::Rogue::keyless_join: keyless_join(); break;
     case Fault::Rogue::forged_incarnation:
     case Fault::Rogue::forged_leaving:
       // A claim about a live life: one already down or leaving has
@@ -200,7 +203,11 @@ void RogueScript::forged_leaving() {
 }
 
 void RogueScript::gossip_as_insider(const Member& record) {
-  hello_.address = wire::AddressView::of(stranger_);
+  // Without a key a stranger's frames wait for a dial to its address
+  // (membership/dial_backs.hpp), so the insider names a member there: the
+  // victim, in the life the target holds (the hello is the identity).
+  hello_.address = wire::AddressView::of(authenticated_ ? stranger_ : *victim);
+  if (!authenticated_) hello_.incarnation = known_incarnation_;
   (void)wire::append_frame(bytes, hello_);
   wire::GossipState forged;
   forged.members.push_back(record);
@@ -305,6 +312,23 @@ void RogueScript::unproven() {
   what = "a hello and then gossip without a proof";
 }
 
+// A hello naming an address where nothing listens, and a Join. Without a
+// key the target dials that address back before it takes the joiner
+// (membership/dial_backs.hpp), and the dial is never answered; with a key
+// the Join comes before any proof.
+void RogueScript::keyless_join() {
+  hello_.address = wire::AddressView::of(stranger_);
+  random_bytes(hello_.nonce);
+  named = stranger_;
+  answer = [](std::span<const std::uint8_t>) {
+    std::vector<std::uint8_t> out;
+    (void)wire::append_frame(out, wire::Join{});
+    return out;
+  };
+  if (authenticated_) expected = CloseReason::unauthenticated;
+  what = "a stranger's hello and a Join";
+}
+
 void RogueScript::impersonate() {
   const bool as_victim = before.has_value() && authenticated_;
   hello_.address = wire::AddressView::of(as_victim ? *victim : stranger_);
@@ -389,6 +413,17 @@ void judge_victim(const Simulator& sim, std::size_t target, const std::string& w
   }
 }
 
+// The address a stranger's hello named is no member of the target's.
+void judge_named(const Simulator& sim, std::size_t target, const std::string& who, const RogueScript& script,
+                 std::vector<std::string>& failures) {
+  if (!script.named) return;
+  const Member* taken = sim.kernel(target) ? sim.kernel(target)->members().find(*script.named) : nullptr;
+  if (taken != nullptr) {
+    failures.push_back("W3: " + who + " took the address it named into its table (" + taken->id.to_string() + " " +
+                       std::string(to_string(taken->status)) + ")");
+  }
+}
+
 }  // namespace
 
 void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, std::vector<std::string>& failures) {
@@ -404,6 +439,7 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
   judge_rogue_link(who, script, outcome, failures);
   judge_honest_links(who, outcome, failures);
   judge_victim(sim, target, who, script, failures);
+  judge_named(sim, target, who, script, failures);
   if (script.claim) {
     const Duration bound = compute_bounds(k->config(), sim.size()).refute;
     const Instant due = sim.now() + bound;

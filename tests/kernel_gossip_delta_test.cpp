@@ -213,8 +213,11 @@ TEST_F(DeltaTest, ALeaveThisNodeNeverAskedForIsRefusedAndRefuted) {
 
 // A forger who keeps claiming costs at most one new life a gossip_interval.
 TEST_F(DeltaTest, RefutationsComeAtMostOnceAGossipInterval) {
+  // n1's own record rides along: a dialer whose address holds no record
+  // here waits for a dial back once the new life closed n2's links.
   const auto claim = [&](std::uint64_t incarnation) {
-    from_n1(wire::GossipDelta{1, {Member{member_id(2, incarnation), MemberStatus::up}}, {}, {}});
+    from_n1(wire::GossipDelta{
+        1, {Member{member_id(1), MemberStatus::up}, Member{member_id(2, incarnation), MemberStatus::up}}, {}, {}});
   };
   claim(10);
   ASSERT_EQ(kernel_.self(), member_id(2, 11));
@@ -261,6 +264,16 @@ TEST_F(DeltaTest, WithRefutationPlantedOffAClaimIsOnlyRefused) {
   c.mutations.claim_refutation_off = true;
   Kernel k(c, 1);
   k.handle_tick(now_);
+  // k's dial to its seed n1 is answered, so n1 is no stranger to wait for.
+  (void)drain(
+      k,
+      [&](LinkCommand&& command) {
+        if (const auto* dial = std::get_if<ConnectCommand>(&command)) {
+          k.handle_link_up(now_, dial->link);
+          k.handle_bytes(now_, dial->link, encode_frame(wire::testing::hello_from(cluster_name_, n1_)));
+        }
+      },
+      [&](const Transmit& t) { k.handle_sent(now_, t.link); }, [](Event&&) { return true; });
   const LinkId link = k.handle_link_accepted(now_);
   k.handle_bytes(now_, link, encode_frame(wire::testing::hello_from(cluster_name_, n1_)));
   k.handle_bytes(now_, link,

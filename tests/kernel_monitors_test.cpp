@@ -14,6 +14,7 @@
 #include "kernel/kernel.hpp"
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/handshake.hpp"
+#include "tests/dial_back_support.hpp"
 #include "tests/test_ids.hpp"
 #include "tests/wire_test_support.hpp"
 
@@ -73,8 +74,7 @@ TEST(KernelMonitors, WatchPastASuccessorTheViewHoldsUnreachable) {
   // An observer that is neither this node nor the subject dials in and
   // gossips the cluster, everyone reachable.
   const MemberId observer = *std::find_if(nearest.begin(), nearest.end(), [&](const MemberId& m) { return m != first; });
-  const LinkId link = k.handle_link_accepted(now);
-  k.handle_bytes(now, link, encode_frame(wire::testing::hello_from(c.cluster_name, observer)));
+  const LinkId link = test::introduce_stranger(k, now, c.cluster_name, observer);
   k.handle_bytes(now, link, encode_frame(state(observer, 1, {})));
   drain_all(k);
   EXPECT_EQ(k.monitored_subjects(), nearest);

@@ -11,6 +11,7 @@
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/handshake.hpp"
 #include "tests/wire_test_support.hpp"
+#include "tests/dial_back_support.hpp"
 #include "tests/test_ids.hpp"
 
 namespace weft {
@@ -65,9 +66,8 @@ TEST(KernelReachability, NewLifeUnreachableLikeTheOldIsStillDowned) {
   // n3 dials in, says hello, and gossips a table where it finds n2 (life 1)
   // unreachable; then one where n2 has restarted (life 2) and n3 finds the
   // new life unreachable too. The view swaps n2@1 for n2@2 in one merge.
-  const LinkId from_n3 = k.handle_link_accepted(now);
   const MemberId n3 = member_id(3);  // the hello views its address
-  k.handle_bytes(now, from_n3, encode_frame(wire::testing::hello_from(c.cluster_name, n3)));
+  const LinkId from_n3 = test::introduce_stranger(k, now, c.cluster_name, n3);
   k.handle_bytes(now, from_n3, encode_frame(state_with_n2(1, 1)));
   drain_into(k, now, seen);
   now = now + Duration::milliseconds(100);

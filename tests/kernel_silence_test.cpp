@@ -15,6 +15,7 @@
 #include "kernel/wire/frame.hpp"
 #include "kernel/wire/handshake.hpp"
 #include "sim/simulator.hpp"
+#include "tests/dial_back_support.hpp"
 #include "tests/test_ids.hpp"
 #include "tests/wire_test_support.hpp"
 
@@ -77,7 +78,7 @@ struct Run {
     kernel.handle_tick(now);
     drain_all();
     from_n2 = dial_in(member_id(2));
-    from_n3 = dial_in(member_id(3));
+    from_n3 = test::introduce_stranger(kernel, now, config.cluster_name, member_id(3));
     kernel.handle_bytes(now, from_n3, encode_frame(cluster(1, false)));
     drain_all();
   }

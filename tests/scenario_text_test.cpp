@@ -331,7 +331,7 @@ TEST(ScenarioText, MalformedInputsNameTheLineAndTheFix) {
       {"clock of no node", with_head("clock n9 +5ppm\n"), "line 3: node n9 is outside 1..5"},
       {"mutation missing", with_head("mutation\n"), "line 3: expected a mutation name; one of throttle_off"},
       {"mutation extra", with_head("mutation throttle_off refutation_off\n"), "line 3: unexpected \"refutation_off\" after the end of the line; the form is \"mutation <name>\""},
-      {"unknown mark", with_head("require suspicion\n"), "line 3: unknown mark \"suspicion\"; expected one of suspicion_refuted, indirect_probe_saved, mailbox_overflow, truncated_frame, rejoined_after_down, self_pause_forgiven, ingest_guard, early_crash_suspicion, refuted_claim"},
+      {"unknown mark", with_head("require suspicion\n"), "line 3: unknown mark \"suspicion\"; expected one of suspicion_refuted, indirect_probe_saved, mailbox_overflow, truncated_frame, rejoined_after_down, self_pause_forgiven, ingest_guard, early_crash_suspicion, refuted_claim, dialed_back"},
   };
   for (const Malformed& c : cases) {
     SCOPED_TRACE(c.name);

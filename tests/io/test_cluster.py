@@ -18,8 +18,10 @@ import random
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 
@@ -541,9 +543,14 @@ def case_bad_peers_implausible_incarnation(c, ctl):
 
 
 def case_bad_peers_forged_record(c, ctl):
-    h = Hostile(c, ctl, "a stranger gossiping n2 2^41 lives ahead")
+    h = Hostile(c, ctl, "an insider gossiping n2 2^41 lives ahead")
     host, port, life = n2_claim(h)
-    stranger = h.dialer(c.name, f"127.0.{c.net}.252", STRANGER_PORT)
+    # Without a key a stranger's frames wait for a dial to the address its
+    # hello named (kernel/membership/dial_backs.hpp): the insider names n3.
+    n3 = h.honest[2]
+    n3_host, n3_port = n3.address.split(":")
+    n3_life = h.target.member_required(n3, f"before {h.attack}")["incarnation"]
+    stranger = h.dialer(c.name, n3_host, int(n3_port), n3_life)
     h.held.append(stranger.sock)
     rejected = h.target.metric(INGEST_REJECTED, missing=None)
     stranger.send(weftwire.gossip_state([weftwire.member(host, port, life + IMPLAUSIBLE_AHEAD, weftwire.UP)]))
@@ -553,6 +560,122 @@ def case_bad_peers_forged_record(c, ctl):
     print(f"a forged record of n2 (+2^41) from a stranger past the handshake: refused by n1's ingest guard "
           f"within {took:.2f} s, the stranger's link kept")
     h.judge({(h.target, INGEST_REJECTED): ANY, (h.target, ACCEPTS): h.connections}, free=(h.target,))
+
+
+class Listener:
+    """A plain TCP listener standing for a victim that speaks no weft: it
+    accepts every connection and keeps what each one sends."""
+
+    def __init__(self, host, port):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((host, port))
+        self.sock.listen(16)
+        self.received = []  # per connection, the bytes so far
+        self.closed = []    # per connection, whether the peer closed it
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.received.append(b"")
+                self.closed.append(False)
+                i = len(self.received) - 1
+            threading.Thread(target=self._read, args=(conn, i), daemon=True).start()
+
+    def _read(self, conn, i):
+        while True:
+            try:
+                chunk = conn.recv(4096)
+            except OSError:
+                chunk = b""
+            with self.lock:
+                if not chunk:
+                    self.closed[i] = True
+                    conn.close()
+                    return
+                self.received[i] += chunk
+
+    def snapshot(self):
+        with self.lock:
+            return list(self.received), list(self.closed)
+
+    def close(self):
+        self.sock.close()
+
+
+def frames_in(data):
+    """The message kinds of the whole frames in `data`, and the bytes left over."""
+    kinds, at = [], 0
+    while at + 4 <= len(data):
+        (length,) = struct.unpack(">I", data[at:at + 4])
+        if at + 4 + length > len(data):
+            break
+        message, _ = weftwire.unpack(data[at + 4:at + 4 + length])
+        kinds.append(message.get(0) if isinstance(message, dict) else None)
+        at += 4 + length
+    return kinds, len(data) - at
+
+
+AMPLIFIER_WAIT = 5.0 + 1.5  # handshake_timeout (the dial's wait), then a gossip round's close
+
+
+def case_keyless_amplifier(c, ctl):
+    """Issue 43, case 6. Without a key, a stranger's hello names another
+    address, where a plain TCP listener stands for a victim, and asks to
+    join. n1 dials the address back before it answers the stranger: the
+    victim gets one connection carrying n1's hello and nothing else (before
+    this, n1's hello and its whole member list); the address enters no
+    view; n1 counts the stranger's frame unanswered; and n1 closes its dial
+    once its wait (handshake_timeout) ends."""
+    h = Hostile(c, ctl, "a stranger's Join naming another address")
+    victim_host = f"127.0.{c.net}.251"
+    victim = Listener(victim_host, STRANGER_PORT)
+    n1 = h.target
+    unanswered = n1.metric("weft_stranger_frames_unanswered_total", missing=None)
+    assert unanswered is not None, "n1 exports no weft_stranger_frames_unanswered_total"
+    stranger = h.dialer(c.name, victim_host, STRANGER_PORT)
+    h.held.append(stranger.sock)
+    sent = len(stranger.hello_bytes) + len(stranger.send({0: weftwire.JOIN}))
+    t0 = time.monotonic()
+    c.wait("n1 dials the named address back", lambda: len(victim.snapshot()[0]) >= 1, 3)
+    closed_at = None
+    while time.monotonic() - t0 < AMPLIFIER_WAIT + 2.0:
+        received, closed = victim.snapshot()
+        if closed and all(closed):
+            closed_at = time.monotonic() - t0
+            break
+        time.sleep(0.1)
+    received, closed = victim.snapshot()
+    victim.close()
+    problems = []
+    if len(received) != 1:
+        problems.append(f"the victim got {len(received)} connections from n1 (one dial expected)")
+    kinds, partial = frames_in(received[0] if received else b"")
+    if kinds != [weftwire.HELLO] or partial:
+        problems.append(f"the victim got frames of kinds {kinds} (+{partial} bytes): n1's hello alone expected")
+    if closed_at is None:
+        problems.append(f"n1 kept its dial to the victim open {AMPLIFIER_WAIT + 2.0:.1f} s")
+    moved = n1.metric("weft_stranger_frames_unanswered_total") - unanswered
+    if moved != 1:
+        problems.append(f"n1's weft_stranger_frames_unanswered_total +{moved:.0f} (expected +1)")
+    victim_address = f"{victim_host}:{STRANGER_PORT}"
+    for n in c.nodes:
+        if any(m["address"] == victim_address for m in n.view_required("after the Join")["members"]):
+            problems.append(f"n{n.index}'s view holds the victim's address")
+    assert not problems, "; ".join(problems)
+    print(f"keyless amplifier: the stranger sent {sent} bytes (hello and Join); the victim got 1 connection from n1 "
+          f"carrying {len(received[0])} bytes, n1's hello alone, closed by n1 {closed_at:.2f} s later; "
+          f"the address in no view; weft_stranger_frames_unanswered_total +1")
+    # n1 dialed the victim once and established that dial; it closed it
+    # (peer_gone) once its wait ended. Nothing else moved.
+    h.judge({(n1, ACCEPTS): h.connections, (n1, "weft_driver_dialed_total"): 1, (n1, "established dials"): 1,
+             (n1, key("peer_gone")): 1})
 
 
 def case_bad_peers_deep_nesting(c, ctl):
@@ -830,10 +953,16 @@ def forge_about_n1(c, status, bump):
     host, port = n1.address.split(":")
     wire_errors = n2.metric('weft_links_closed_total{reason="wire_error"}', missing=None)
     assert wire_errors is not None, "n2's /metrics did not answer"
-    stranger = weftwire.Dialer(n2.address, c.name, f"127.0.{c.net}.250", STRANGER_PORT)
+    # Without a key a stranger's frames wait for n2's dial to the address its
+    # hello named (kernel/membership/dial_backs.hpp): the insider names n3,
+    # a member, in the life n2 holds.
+    n3 = c.nodes[2]
+    n3_host, n3_port = n3.address.split(":")
+    n3_life = n2.member_required(n3, "before the forge")["incarnation"]
+    stranger = weftwire.Dialer(n2.address, c.name, n3_host, int(n3_port), n3_life)
     watch = ForgeWatch(c, n1, known, forged)
     sent = stranger.send(weftwire.gossip_state([weftwire.member(host, int(port), forged, status)]))
-    print(f"forged: a stranger (hello as 127.0.{c.net}.250:{STRANGER_PORT}) told n2 a gossip_state of one record, "
+    print(f"forged: an insider (hello as n3, #{n3_life}) told n2 a gossip_state of one record, "
           f"n1 #{forged} (known{bump:+d}) {weftwire.STATUSES[status]} ({len(sent)} bytes: {sent.hex()}); "
           f"bound {bound:.2f} s ({source})")
     deadline = watch.t0 + bound

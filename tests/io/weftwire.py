@@ -12,6 +12,7 @@ import socket
 import struct
 
 HELLO, HELLO_PROOF, GOSSIP_DIGEST, GOSSIP_STATE = 0x01, 0x02, 0x20, 0x21
+JOIN = 0x10
 PROTOCOL_VERSION = 2  # kernel/wire/handshake.hpp kProtocolVersion
 DIALER, ACCEPTOR = 1, 2
 # A member record's status (docs/protocol.md, "member"), as the admin

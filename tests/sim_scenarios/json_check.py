@@ -64,7 +64,7 @@ def check_run(sim, scenario):
              % (doc["trace_hash"], doc["events"], doc["exit_code"], hash_, events, rc))
     if doc["verdict"] != "pass" or doc["failures"] or doc["replay"] is not None:
         fail("the scenario should pass: %s %s" % (doc["verdict"], doc["failures"]))
-    if len(doc["marks"]) != 9 or len(doc["judged"]) < 10 or sum(doc["judged"].values()) == 0:
+    if len(doc["marks"]) != 10 or len(doc["judged"]) < 10 or sum(doc["judged"].values()) == 0:
         fail("marks %s, judged %s" % (doc["marks"], doc["judged"]))
     if not doc["simulated_seconds"] >= 30 or not doc["wall_seconds"] >= 0:
         fail("timings: %s simulated, %s wall" % (doc["simulated_seconds"], doc["wall_seconds"]))
