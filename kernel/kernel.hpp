@@ -284,7 +284,11 @@ class Kernel {
                                    MemberTable& incoming, ReachabilityTable& incoming_rows);
   bool overwrite_members(const MemberTable& incoming);
   bool accept_record(const Member& incoming) const;
-  bool accept_record(const Member& incoming, const Member* known) const;
+  // `known`: our record of its address; `newest`: the highest incarnation
+  // in our table (a record of an address we hold nothing of is judged
+  // against it: an implausible squat).
+  bool accept_record(const Member& incoming, const Member* known, Incarnation newest) const;
+  Incarnation newest_incarnation() const;
   MemberTable accept_records(std::vector<Member>&& records, std::vector<NodeAddress>& refused);
   // A refused record about this node that another process may not make:
   // notes the life a refutation must rise above.

@@ -117,6 +117,12 @@ std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
         !config_.mutations.ingest_guard_off) {
       return CloseReason::implausible_incarnation;
     }
+  } else if (const Incarnation newest = newest_incarnation();
+             hello.incarnation > newest.value && hello.incarnation - newest.value > config_.max_incarnation_jump &&
+             !config_.mutations.ingest_guard_off) {
+    // An address held nothing of, far above every life this node knows
+    // (accept_record judges its records the same way).
+    return CloseReason::implausible_incarnation;
   }
   return std::nullopt;
 }

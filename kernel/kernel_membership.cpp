@@ -262,10 +262,16 @@ void Kernel::apply_status(const NodeAddress& address, MemberStatus status) {
 }
 
 bool Kernel::accept_record(const Member& incoming) const {
-  return accept_record(incoming, members_.find(incoming.address()));
+  return accept_record(incoming, members_.find(incoming.address()), newest_incarnation());
 }
 
-bool Kernel::accept_record(const Member& incoming, const Member* known) const {
+Incarnation Kernel::newest_incarnation() const {
+  Incarnation newest = self_.incarnation;
+  for (const Member& m : members_.members()) newest = std::max(newest, m.incarnation());
+  return newest;
+}
+
+bool Kernel::accept_record(const Member& incoming, const Member* known, Incarnation newest) const {
   if (incoming.incarnation().value == 0) return false;
   if (incoming.address() == self_.address) {
     // Only this process takes this address's incarnations, and only it
@@ -280,14 +286,14 @@ bool Kernel::accept_record(const Member& incoming, const Member* known) const {
   // A life whose tombstone was dropped here is over, at any status
   // (membership/tombstones.hpp); a newer one is a new life.
   if (known == nullptr && tombstones_.forgotten(incoming)) return false;
-  if (known != nullptr) {
-    if (incoming.incarnation() > known->incarnation() &&
-        incoming.incarnation().value - known->incarnation().value > config_.max_incarnation_jump &&
-        !config_.mutations.ingest_guard_off) {
-      return false;
-    }
-  }
-  return true;
+  if (config_.mutations.ingest_guard_off) return true;
+  // A jump is judged against the life known for the address; an address
+  // held nothing of, against the newest life this node knows (incarnations
+  // share one scale, weftd's start times in ms), so a forged record cannot
+  // squat an address at a life its real node could never pass (issue 43,
+  // case 3: one at 2^62 kept the real node out for good).
+  const Incarnation base = known != nullptr ? known->incarnation() : newest;
+  return incoming.incarnation() <= base || incoming.incarnation().value - base.value <= config_.max_incarnation_jump;
 }
 
 MemberTable Kernel::accept_records(std::vector<Member>&& records, std::vector<NodeAddress>& refused) {
@@ -296,10 +302,11 @@ MemberTable Kernel::accept_records(std::vector<Member>&& records, std::vector<No
   std::vector<Member> accepted;
   accepted.reserve(records.size());
   const std::span<const Member> mine = members_.members();
+  const Incarnation newest = newest_incarnation();
   auto known = mine.begin();
   for (Member& m : records) {
     const Member* held = find_in_step(known, mine.end(), m.address(), &Member::address);
-    if (accept_record(m, held)) {
+    if (accept_record(m, held, newest)) {
       accepted.push_back(std::move(m));
       continue;
     }

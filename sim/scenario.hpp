@@ -66,6 +66,11 @@ struct Fault {
     // without a key the node must not take the address into its table nor
     // answer there (it dials back first); with one, refused unproven.
     keyless_join,
+    // Gossip claiming nodes[1], whose address the node holds nothing of
+    // (not started yet), live at incarnation 2^62: refused as implausible
+    // against the newest life the node knows, so nodes[1] joins when it
+    // starts (issue 43, case 3). Scenario files only.
+    squat,
   };
   Kind kind = Kind::crash;
   Duration at;                     // from the start of the run

@@ -155,6 +155,7 @@ std::string_view to_string(Fault::Rogue rogue) {
     case Fault::Rogue::forged_leaving: return "forged-leaving";
     case Fault::Rogue::reflected_proof: return "reflected-proof";
     case Fault::Rogue::keyless_join: return "keyless-join";
+    case Fault::Rogue::squat: return "squat";
   }
   return "?";
 }
@@ -256,7 +257,8 @@ constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage,        Fault::Rogue::
                                     Fault::Rogue::forged_row,     Fault::Rogue::wrong_key,
                                     Fault::Rogue::replayed_proof, Fault::Rogue::unproven,
                                     Fault::Rogue::forged_incarnation, Fault::Rogue::forged_leaving,
-                                    Fault::Rogue::reflected_proof, Fault::Rogue::keyless_join};
+                                    Fault::Rogue::reflected_proof, Fault::Rogue::keyless_join,
+                                    Fault::Rogue::squat};
 constexpr AuthMode kAuthModes[] = {AuthMode::off, AuthMode::shared, AuthMode::rotating};
 
 // The rogues that impersonate (or forge a record of) an honest node.

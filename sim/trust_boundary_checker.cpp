@@ -67,6 +67,7 @@ class RogueScript {
   void forged_incarnation();
   void forged_leaving();
   void keyless_join();
+  void squat();
   // A stranger's hello, then `claim` as a whole state and again as a delta
   // (both paths in meet the same guards); on authenticated links an
   // insider, who proves itself first.
@@ -98,6 +99,7 @@ class RogueScript {
   std::vector<std::uint8_t> recording_;  // the tap's copy: hello_ may view into it
   wire::Hello hello_;
   std::string reply_host_;  // holds the host of the target's hello for prove()
+  MemberId insider_;        // whom an unauthenticated insider's hello names (hello_ views it)
 };
 
 RogueScript::RogueScript(const Simulator& sim, const Kernel& target, const Fault& f, Prng draw)
@@ -140,6 +142,10 @@ bool RogueScript::write(Fault::Rogue kind) {
     case Fault::Rogue::reflected_proof: reflected_proof(); break;
     case Fault::Rogue::unproven: unproven(); break;
     case Fault::Rogue::keyless_join: keyless_join(); break;
+    case Fault::Rogue::squat:
+      if (before) return false;  // a member already: nothing to squat
+      squat();
+      return true;  // its frames are written there
     case Fault::Rogue::forged_incarnation:
     case Fault::Rogue::forged_leaving:
       // A claim about a live life: one already down or leaving has
@@ -206,8 +212,18 @@ void RogueScript::gossip_as_insider(const Member& record) {
   // Without a key a stranger's frames wait for a dial to its address
   // (membership/dial_backs.hpp), so the insider names a member there: the
   // victim, in the life the target holds (the hello is the identity).
-  hello_.address = wire::AddressView::of(authenticated_ ? stranger_ : *victim);
-  if (!authenticated_) hello_.incarnation = known_incarnation_;
+  if (!authenticated_) {
+    // The victim when the target holds it, else another member it holds.
+    const Member* insider = before ? &*before : nullptr;
+    for (const Member& m : target_.members().members()) {
+      if (insider == nullptr && m.address() != target_.self().address) insider = &m;
+    }
+    insider_ = insider != nullptr ? insider->id : MemberId{stranger_, Incarnation{1}};
+    hello_.address = wire::AddressView::of(insider_.address);
+    hello_.incarnation = insider_.incarnation.value;
+  } else {
+    hello_.address = wire::AddressView::of(stranger_);
+  }
   (void)wire::append_frame(bytes, hello_);
   wire::GossipState forged;
   forged.members.push_back(record);
@@ -327,6 +343,14 @@ void RogueScript::keyless_join() {
   };
   if (authenticated_) expected = CloseReason::unauthenticated;
   what = "a stranger's hello and a Join";
+}
+
+// An address the target holds nothing of, claimed live 2^62 lives on: the
+// ingest guard judges it against the newest life the target knows.
+void RogueScript::squat() {
+  named = victim;
+  what = "gossip squatting an address no member holds at 2^62";
+  gossip_as_insider(Member{MemberId{*victim, Incarnation{std::uint64_t{1} << 62}}, MemberStatus::up});
 }
 
 void RogueScript::impersonate() {

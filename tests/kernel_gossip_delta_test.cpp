@@ -259,6 +259,36 @@ TEST_F(DeltaTest, AHelloOlderThanHearsayIsTakenButNotOlderThanAProvenLife) {
   EXPECT_EQ(hello_on_new_link(member_id(3, 4)), CloseReason::stale_incarnation);
 }
 
+// Issue 43, case 3: a record of an address this node holds nothing of is
+// judged against the newest life it knows, as a known address's is against
+// its life: a squat far above every life (2^62) is refused, so the real
+// node started there later is not kept out; within the bound it is taken,
+// and the real node can refute it.
+TEST_F(DeltaTest, AnUnknownAddressFarAboveEveryKnownLifeIsRefused) {
+  const std::uint64_t jump = kernel_.config().max_incarnation_jump;
+  from_n1(wire::GossipState{{Member{member_id(1), MemberStatus::up}, Member{member_id(2), MemberStatus::joining},
+                             Member{member_id(3, 1ULL << 62), MemberStatus::up}},
+                            {},
+                            {0x01}});
+  EXPECT_EQ(kernel_.members().find(member_id(3).address), nullptr);
+  EXPECT_EQ(kernel_.counters().ingest_rejected, 1U);
+  from_n1(wire::GossipState{{Member{member_id(1), MemberStatus::up}, Member{member_id(2), MemberStatus::joining},
+                             Member{member_id(3, 1 + jump), MemberStatus::up}},
+                            {},
+                            {0x01}});
+  ASSERT_NE(kernel_.members().find(member_id(3).address), nullptr) << "the newest life known is 1: 1 + jump is plausible";
+  EXPECT_EQ(kernel_.counters().ingest_rejected, 1U);
+}
+
+TEST_F(DeltaTest, AHelloFromAnUnknownAddressFarAboveEveryKnownLifeIsRefused) {
+  const LinkId link = kernel_.handle_link_accepted(now_);
+  kernel_.handle_bytes(now_, link, encode_frame(wire::testing::hello_from(cluster_name_, member_id(4, 1ULL << 62))));
+  pump();
+  ASSERT_FALSE(closed_.empty());
+  EXPECT_EQ(closed_.back().link, link);
+  EXPECT_EQ(closed_.back().reason, CloseReason::implausible_incarnation);
+}
+
 TEST_F(DeltaTest, WithRefutationPlantedOffAClaimIsOnlyRefused) {
   Config c = make_config();
   c.mutations.claim_refutation_off = true;

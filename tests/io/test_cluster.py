@@ -678,6 +678,62 @@ def case_keyless_amplifier(c, ctl):
              (n1, key("peer_gone")): 1})
 
 
+SQUAT_INCARNATION = 1 << 62
+SQUAT_BOUND = 10.0  # seconds for n3 to be up everywhere once started (about 0.2 s unhindered)
+
+
+def case_squatted_address(c, ctl):
+    """Issue 43, case 3. n1 and n2 run; an insider (without a key, a hello
+    naming n2 in its life) gossips to n1 a record of n3's address, which no
+    node holds yet, live at incarnation 2^62. n1 refuses it (the ingest
+    guard judges an unknown address against the newest life it knows):
+    weft_ingest_rejected_total moves and no view ever holds the squat.
+    Then n3 starts there and is up in every view within SQUAT_BOUND
+    (before: a record at 2^62 held the address, and the real n3, far
+    below it and never refuting so large a jump, was not up within 40 s)."""
+    n1, n2, n3 = c.nodes
+    n1.start()
+    n2.start()
+    took = c.wait("n1 and n2 see each other up", c.all_up([n1, n2]), 20)
+    print(f"n1 and n2 converged in {took:.2f} s")
+    rejected = n1.metric(INGEST_REJECTED, missing=None)
+    assert rejected is not None, "n1's /metrics did not answer"
+    n2_host, n2_port = n2.address.split(":")
+    n2_life = n1.member_required(n2, "before the squat")["incarnation"]
+    n3_host, n3_port = n3.address.split(":")
+    insider = weftwire.Dialer(n1.address, c.name, n2_host, int(n2_port), n2_life)
+    sent = insider.send(weftwire.gossip_state([weftwire.member(n3_host, int(n3_port), SQUAT_INCARNATION,
+                                                               weftwire.UP)]))
+    c.wait("n1 refuses the squat", lambda: (n1.metric(INGEST_REJECTED, missing=None) or 0) > rejected, 5)
+    squats = []
+
+    def watch():
+        for n in (n1, n2, n3):
+            m = n.member(n3) if n.expected_alive() else None
+            if m is not None and m["incarnation"] >= SQUAT_INCARNATION:
+                squats.append(f"n{n.index} held {m['address']} #{m['incarnation']} {m['status']}")
+    watch()
+    n3.start()
+    t0 = time.monotonic()
+    up = c.all_up([n1, n2, n3])
+    while True:
+        watch()
+        result = up()
+        if result is True:
+            break
+        if time.monotonic() - t0 > SQUAT_BOUND:
+            raise AssertionError(f"n3 not up everywhere within {SQUAT_BOUND:.0f} s of its start after the squat: "
+                                 f"{result}; squat held: {squats[:3]}")
+        time.sleep(0.1)
+    took = time.monotonic() - t0
+    insider.close()
+    assert not squats, f"a view held the squat: {squats[:3]}"
+    moved = n1.metric(INGEST_REJECTED) - rejected
+    print(f"squatted address: an insider's record of n3's address at 2^62 ({len(sent)} bytes) refused by n1 "
+          f"(weft_ingest_rejected_total +{moved:.0f}), in no view; n3 started there was up everywhere "
+          f"{took:.2f} s later (bound {SQUAT_BOUND:.0f} s)")
+
+
 def case_bad_peers_deep_nesting(c, ctl):
     """A stranger past the handshake (a hello frame may hold 512 bytes, a
     later one max_frame_bytes) sends one well-formed frame: a map whose
