@@ -210,6 +210,10 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
           c.dial_backs_full);
   counter("weft_refutations_total", "New lives taken to refute a claim about this node only it may make.",
           c.refutations);
+  counter("weft_held_lives_heard_total",
+          "Hellos whose dialer held a life of this node's address above its own (a restart below a life it took "
+          "to refute a claim): refuted as claims.",
+          c.held_lives_heard);
   counter("weft_gossip_replies_withheld_total", "Gossip answers not sent: they would only repeat a refused record.",
           c.gossip_replies_withheld);
   counter("weft_gossip_states_sent_total", "Whole gossip states sent (answers to joins and to differing digests).",

@@ -82,6 +82,9 @@ struct Mutations {
   bool dial_back_off = false;         // W3: without a key, a stranger's hello is taken at its word: its
                                       //     Join puts the address it named in the table, and every frame
                                       //     is answered by a dial there (an amplifier)
+  bool held_life_unsaid = false;      // M4: a dialer answered by a hello older than the life proven at
+                                      //     the address never tells it that life, so a node restarted
+                                      //     below a life it took to refute a claim stays out
   bool tombstone_echo = false;        // M8: each node drops a tombstone at its own moment and remembers
                                       //     nothing of it, so a peer still holding it hands it back
   bool any() const { return *this != Mutations{}; }

@@ -104,6 +104,9 @@ struct KernelCounters {
   // New lives this node took to refute a claim about itself that only it
   // may make (a newer incarnation, a leave it never asked for).
   std::uint64_t refutations = 0;
+  // Hellos whose dialer held a life of this node's address above its own
+  // (wire::Hello::held_incarnation): heard as claims to refute.
+  std::uint64_t held_lives_heard = 0;
   // Gossip answers not sent because all they would repeat is a record this
   // node refused: sent, the peer would answer with the record again.
   std::uint64_t gossip_replies_withheld = 0;
@@ -270,6 +273,10 @@ class Kernel {
   bool held_for_dial_back(const MemberId& peer, bool join);
   // Whether our dial to `life.address` was answered by `life` and is open.
   bool dial_answered(const MemberId& life) const;
+  // A dialer said it holds `held` for our address: above our life, a
+  // claim about us (a restart below a life we took to refute one).
+  void hear_held_life(std::uint64_t held);
+  void dial_stale_address(const NodeAddress& address);
 
   // kernel_membership.cpp: join, gossip, applying the leader's moves, rejoin
   void start_membership();
@@ -427,6 +434,11 @@ class Kernel {
   // The newest life of each address a handshake established here, kept
   // while the address is in the table (prune_gone drops the rest).
   std::map<NodeAddress, Incarnation> proven_lives_;
+  // Addresses whose last answer to our dial was a hello older than the
+  // life proven there: the next hello we send there names that life
+  // (wire::Hello::held_incarnation), so a process restarted below it
+  // hears what it must pass. Kept while the address is in the table.
+  std::map<NodeAddress, Incarnation> stale_answers_;
   Tombstones tombstones_;                        // when each removal was seen; the lives dropped
   DialBacks dial_backs_;                         // keyless strangers waiting for our dial's answer
   Instant next_refutation_;

@@ -241,14 +241,18 @@ void Kernel::handle_link_up(Instant now, LinkId link, std::optional<std::vector<
   out.nonce = fresh_nonce();
   out.hello_incarnation = self_.incarnation.value;
   ++counters_.frames_out;
+  wire::Hello ours = make_hello(out.nonce);
+  if (const auto stale = stale_answers_.find(it->first); stale != stale_answers_.end()) {
+    ours.held_incarnation = stale->second.value;
+  }
   if (config_.auth.enabled()) {
     // Nothing but the hello until the acceptor has proven itself.
-    append_handshake_frame(out.handshake, make_hello(out.nonce));
+    append_handshake_frame(out.handshake, ours);
     WEFT_ASSERT(out.state() == OutboundState::handshaking && out.transmit_queued);
     return;
   }
   std::vector<std::uint8_t> hello;
-  append_handshake_frame(hello, make_hello(out.nonce));
+  append_handshake_frame(hello, ours);
   out.control.insert(out.control.begin(), hello.begin(), hello.end());
   WEFT_ASSERT(out.state() == OutboundState::handshaking && out.transmit_queued);
 }
@@ -357,7 +361,19 @@ void Kernel::on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payl
     return;
   }
   if (const auto refused = check_hello(hello.value)) {
+    // The process listening at a member's address now is older than the
+    // life proven there: a restart below a life taken to refute a claim
+    // (one process per address: the proven one is gone). Our next hello
+    // there tells it the life to pass (hear_held_life).
+    const bool first_stale = *refused == CloseReason::stale_incarnation &&
+                             hello.value.address.to_owned() == peer && !config_.mutations.held_life_unsaid &&
+                             stale_answers_.emplace(peer, members_.find(peer)->incarnation()).second;
     close_outbound(peer, *refused);
+    // Once per such answer, at once: the hello that names the life.
+    if (first_stale) {
+      (void)outbound(peer);
+      redial_now(peer);
+    }
     return;
   }
   if (!names_allow(out.peer_names, peer.host)) {
@@ -389,6 +405,7 @@ void Kernel::on_outbound_frame(OutboundIt it, std::span<const std::uint8_t> payl
   }
   links_.establish(it, MemberId{hello.value.address.to_owned(), Incarnation{hello.value.incarnation}});
   note_proven(*out.peer);
+  stale_answers_.erase(peer);
   out.redial.reset();
   WEFT_ASSERT(out.state() == OutboundState::established && (!config_.auth.enabled() || !out.handshake.empty()));
   const MemberId answered = *out.peer;
@@ -409,6 +426,7 @@ void Kernel::on_hello(InboundIt it, const wire::Hello& hello) {
   }
   if (const auto refused = check_hello(hello)) {
     close_inbound(link, *refused);
+    if (*refused == CloseReason::stale_incarnation) dial_stale_address(hello.address.to_owned());
     return;
   }
   if (!names_allow(in.peer_names, hello.address.host)) {
@@ -431,8 +449,39 @@ void Kernel::on_hello(InboundIt it, const wire::Hello& hello) {
   links_.queue_transmit(it);
   ++counters_.frames_out;
   WEFT_ASSERT(!in.control.empty() && in.transmit_queued);  // our reply goes out either way
-  if (in.state() == InboundState::awaiting_proof) return;  // the proof must still come by hello_due
+  if (in.state() == InboundState::awaiting_proof) {
+    in.dialer_held = hello.held_incarnation;  // heard once the dialer has proven itself
+    return;  // the proof must still come by hello_due
+  }
   accept_peer(it, sender);
+  hear_held_life(hello.held_incarnation);
+}
+
+// A dialer holds a life of our address above ours: we restarted below a
+// life this address took (to refute a claim), and every peer that proved
+// that life refuses our hello as an old process's. What we hear is a claim
+// about us, judged as gossip's are (note_claim_about_self: the jump bound,
+// one new life a gossip_interval); refuted, our next hellos pass it. Only
+// the process listening at the address hears this (it is the one dialed),
+// so an old process elsewhere still dialing as the address never does.
+void Kernel::hear_held_life(std::uint64_t held) {
+  if (held <= self_.incarnation.value) return;
+  ++counters_.held_lives_heard;
+  note_claim_about_self(Member{MemberId{self_.address, Incarnation{held}}, MemberStatus::up});
+  check_self_status();  // refuted now if no refutation came this gossip_interval
+}
+
+// A dialer named a member's address in a life older than the one proven
+// there. It may be an old process, or the address's process restarted
+// below a life it took to refute a claim: dialing the address reaches
+// whichever listens there now, and its answer tells (on_outbound_frame).
+// Once per stale episode of the address, so a dialer repeating itself
+// costs one dial.
+void Kernel::dial_stale_address(const NodeAddress& address) {
+  if (config_.mutations.held_life_unsaid || stale_answers_.count(address) != 0) return;
+  if (members_.find(address) == nullptr) return;
+  (void)outbound(address);
+  redial_now(address);
 }
 
 void Kernel::on_hello_proof(InboundIt it, const wire::HelloProof& proof) {
@@ -460,7 +509,9 @@ void Kernel::on_hello_proof(InboundIt it, const wire::HelloProof& proof) {
     close_inbound(link, *refused);
     return;
   }
+  const std::uint64_t held = in.dialer_held;
   accept_peer(it, claimed);
+  hear_held_life(held);
 }
 
 void Kernel::accept_peer(InboundIt it, const MemberId& peer) {

@@ -653,6 +653,7 @@ void Kernel::prune_gone() {
   if (proven_lives_.size() > members_.size()) {
     std::erase_if(proven_lives_, [&](const auto& entry) { return members_.find(entry.first) == nullptr; });
   }
+  std::erase_if(stale_answers_, [&](const auto& entry) { return members_.find(entry.first) == nullptr; });
   // Rows and entries about lives that are over.
   const bool rows_changed =
       reachability_.prune([&](const MemberId& id) { return is_gone(id); }, self_) > 0;

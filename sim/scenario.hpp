@@ -81,6 +81,7 @@ struct Fault {
   std::uint32_t rate = 0;
   std::uint32_t bytes = 0;
   Rogue rogue = Rogue::garbage;
+  bool fresh = false;  // restart: a life above the earlier starts only (Simulator::restart)
 
   friend bool operator==(const Fault&, const Fault&) = default;
 };

@@ -319,7 +319,7 @@ void ScenarioRun::apply(const Fault& f) {
     case Fault::Kind::lose: apply_death(f); break;
     case Fault::Kind::restart:
       if (!sim_.alive(f.nodes[0])) boot_.on_restart(f.nodes[0], sim_.now());
-      sim_.restart(f.nodes[0]);
+      sim_.restart(f.nodes[0], f.fresh);
       break;
     case Fault::Kind::pause: apply_pause(f); break;
     case Fault::Kind::cut: sim_.cut(f.nodes[0], f.nodes[1]); break;

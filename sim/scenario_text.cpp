@@ -71,6 +71,9 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"role_unbound", "W3", "(sent the node's own proof back) did not close", "trust_boundary_auth.scenario"},
      &Mutations::role_unbound},
     {{"dial_back_off", "W3", "took the address it named"}, &Mutations::dial_back_off},
+    // Generated seeds never restart a node below a life it reached: only a
+    // scenario file's `restart nN fresh` does.
+    {{"held_life_unsaid", "M4", "no single view", "held_life.scenario"}, &Mutations::held_life_unsaid},
     // Generated seeds keep the 1 h tombstone_ttl: only a scenario file with a
     // short one (tombstone-ttl) sees a tombstone dropped.
     {{"tombstone_echo", "M8", "took back", "tombstones.scenario"}, &Mutations::tombstone_echo},
@@ -208,7 +211,7 @@ std::string Scenario::to_text() const {
     switch (f.kind) {
       case Fault::Kind::crash: text += "crash " + node_text(f.nodes[0]); break;
       case Fault::Kind::lose: text += "lose " + node_text(f.nodes[0]); break;
-      case Fault::Kind::restart: text += "restart " + node_text(f.nodes[0]); break;
+      case Fault::Kind::restart: text += "restart " + node_text(f.nodes[0]) + (f.fresh ? " fresh" : ""); break;
       case Fault::Kind::pause: text += "pause " + node_text(f.nodes[0]) + " for " + ms_text(f.length); break;
       case Fault::Kind::cut: text += "cut " + node_text(f.nodes[0]) + " " + node_text(f.nodes[1]); break;
       case Fault::Kind::cut_one_way:
@@ -555,9 +558,14 @@ bool parse_network(LineReader& r, NetworkModel& n) {
 }
 
 bool parse_death(LineReader& r, Fault& f, std::string_view kind) {
-  r.form = "at <time> " + std::string(kind) + " nN";
+  r.form = "at <time> " + std::string(kind) + (kind == "restart" ? " nN [fresh]" : " nN");
   f.kind = kind == "crash" ? Fault::Kind::crash : kind == "lose" ? Fault::Kind::lose : Fault::Kind::restart;
-  return r.node_into(f.nodes) && r.finish();
+  if (!r.node_into(f.nodes)) return false;
+  if (f.kind == Fault::Kind::restart && r.peek() == "fresh") {
+    r.take();
+    f.fresh = true;
+  }
+  return r.finish();
 }
 
 bool parse_pause(LineReader& r, Fault& f) {

@@ -13,6 +13,7 @@ namespace weft::sim {
 struct Simulator::Node {
   NodeAddress address;
   Incarnation incarnation{1};
+  Incarnation started{1};  // the incarnation the last start drew (not one a kernel took since)
   std::unique_ptr<Kernel> kernel;
   std::uint64_t life = 0;             // bumped on crash and restart: stale events see it
   Instant paused_until;
@@ -720,7 +721,7 @@ void Simulator::lose_host(std::size_t node) {
   n.host_lost = true;  // its connections stay open and unread: nobody is told
 }
 
-void Simulator::restart(std::size_t node) {
+void Simulator::restart(std::size_t node, bool fresh) {
   Node& n = *nodes_[node - 1];
   if (n.kernel) return;
   if (n.host_lost) {
@@ -730,7 +731,10 @@ void Simulator::restart(std::size_t node) {
     close_connections_of(node);
   }
   ++n.life;
-  if (n.life > 1) n.incarnation = Incarnation{n.incarnation.value + 1};
+  // Fresh, the start knows only the lives earlier starts drew (a start
+  // clock), not those the kernel took since to refute a claim or rejoin.
+  if (n.life > 1) n.incarnation = Incarnation{(fresh ? n.started : n.incarnation).value + 1};
+  n.started = n.incarnation;
   n.paused_until = now_;
   n.tick_pending = false;
   const Config config = node_config(node, n.incarnation);

@@ -117,7 +117,11 @@ class Simulator {
   // writes stall once the window fills) and dials to it get no answer.
   // A restart reboots it: its old connections are then reset.
   void lose_host(std::size_t node);
-  void restart(std::size_t node);
+  // A crashed (or lost) node starts again, in a life above every one it
+  // reached; `fresh`, above only the lives earlier starts drew, as a
+  // process whose incarnation is its start time (below a life it took to
+  // refute a claim).
+  void restart(std::size_t node, bool fresh = false);
   void pause(std::size_t node, Duration for_how_long);
   void cut(std::size_t a, std::size_t b);      // both directions
   void cut_one_way(std::size_t from, std::size_t to);

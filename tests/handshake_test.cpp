@@ -107,14 +107,43 @@ TEST(Hello, MalformedHellosAreRejectedWithTheirReason) {
       {"nonce as string", replace(5, [](Pack& p) { p.str(std::string(16, 'x')); }), WireError::wrong_type},
       {"kind tell", replace(0, [](Pack& p) { p.uint(0x40); }), WireError::unexpected_kind},
       {"kind unknown", replace(0, [](Pack& p) { p.uint(0x0f); }), WireError::unknown_kind},
-      {"extra field", [] { Pack p; hello_fields(p, 8).uint(6).bin({}).uint(7).uint(1); return p.bytes(); }(),
+      {"extra field", [] { Pack p; hello_fields(p, 8).uint(6).bin({}).uint(8).uint(1); return p.bytes(); }(),
        WireError::unknown_field},
+      // held_incarnation (key 7) is optional, and present only when nonzero.
+      {"held incarnation zero", [] { Pack p; hello_fields(p, 8).uint(6).bin({}).uint(7).uint(0); return p.bytes(); }(),
+       WireError::invalid_value},
+      {"held incarnation as string", [] { Pack p; hello_fields(p, 8).uint(6).bin({}).uint(7).str("1"); return p.bytes(); }(),
+       WireError::wrong_type},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(decode_hello(c.payload).error, c.expected)
         << c.name << ": got " << to_string(decode_hello(c.payload).error);
   }
   EXPECT_TRUE(decode_hello(replace(6, [](Pack& p) { p.bin(ByteVector(32, 1)); })).ok());
+  Pack held;
+  hello_fields(held, 8).uint(6).bin({}).uint(7).uint(42);
+  const Decoded<Hello> with_held = decode_hello(held.bytes());
+  ASSERT_TRUE(with_held.ok()) << to_string(with_held.error);
+  EXPECT_EQ(with_held.value.held_incarnation, 42U);
+}
+
+// A hello with held_incarnation round-trips, and one without it encodes as
+// before (seven fields), so every hello has one encoding.
+TEST(Hello, HeldIncarnationIsOptionalAndRoundTrips) {
+  Hello hello;
+  hello.cluster_name = "weft-test";
+  hello.address = AddressView{"10.0.0.17", 7000};
+  hello.incarnation = 5;
+  ByteVector without;
+  ASSERT_EQ(append_frame(without, hello), WireError::none);
+  hello.held_incarnation = 811802;
+  ByteVector with;
+  ASSERT_EQ(append_frame(with, hello), WireError::none);
+  EXPECT_GT(with.size(), without.size());
+  const Decoded<Hello> decoded = decode_hello(Bytes(with).subspan(kFrameHeaderBytes));
+  ASSERT_TRUE(decoded.ok()) << to_string(decoded.error);
+  EXPECT_EQ(decoded.value, hello);
+  EXPECT_EQ(without[kFrameHeaderBytes], 0x87) << "a fixmap of seven";
 }
 
 TEST(Hello, EveryTruncationIsTruncated) {

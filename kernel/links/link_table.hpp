@@ -146,6 +146,7 @@ struct InboundLink {
   // and the nonces and incarnation the proofs cover.
   std::optional<MemberId> claimed;
   std::array<std::uint8_t, wire::kNonceBytes> dialer_nonce{};
+  std::uint64_t dialer_held = 0;  // the life the dialer holds for our address (hello field 7), 0: none
   std::array<std::uint8_t, wire::kNonceBytes> our_nonce{};
   std::uint64_t our_incarnation = 0;
   std::vector<std::uint8_t> control;    // our hello reply

@@ -134,11 +134,13 @@ class FieldWalk {
 };
 
 // The whole single-pass decode of a message's map but its values: checks the
-// structure, that exactly the `required` keys appear, and reads the kind
-// (key 0) into `kind`; read_field(key, reader) reads every other value. The
-// caller checks the kind is one it decodes.
+// structure, that every `required` key appears and nothing but them and the
+// `optional` keys, and reads the kind (key 0) into `kind`;
+// read_field(key, reader) reads every other value. The caller checks the
+// kind is one it decodes.
 template <class ReadField>
-WireError decode_fields(Bytes payload, std::uint32_t required, MessageKind& kind, ReadField read_field) {
+WireError decode_fields(Bytes payload, std::uint32_t required, MessageKind& kind, ReadField read_field,
+                        std::uint32_t optional = 0) {
   WEFT_ASSERT((required & field_bit(kKindKey)) != 0);  // every message names its kind
   Reader reader(payload);
   FieldWalk walk;
@@ -149,7 +151,7 @@ WireError decode_fields(Bytes payload, std::uint32_t required, MessageKind& kind
   while (walk.next(reader, key, e)) {
     if (key == kKindKey) {
       e = reader.read_uint(raw_kind);
-    } else if ((required & field_bit(key)) == 0) {
+    } else if (((required | optional) & field_bit(key)) == 0) {
       e = WireError::unknown_field;
     } else {
       e = read_field(key, reader);
@@ -163,10 +165,10 @@ WireError decode_fields(Bytes payload, std::uint32_t required, MessageKind& kind
 
 // decode_fields for a message of exactly one kind.
 template <class ReadField>
-WireError decode_fields_of(Bytes payload, MessageKind expected, std::uint32_t required,
-                           ReadField read_field) {
+WireError decode_fields_of(Bytes payload, MessageKind expected, std::uint32_t required, ReadField read_field,
+                           std::uint32_t optional = 0) {
   MessageKind kind{};
-  if (WireError e = decode_fields(payload, required, kind, read_field); e != WireError::none) return e;
+  if (WireError e = decode_fields(payload, required, kind, read_field, optional); e != WireError::none) return e;
   return kind == expected ? WireError::none : WireError::unexpected_kind;
 }
 

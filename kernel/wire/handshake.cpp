@@ -14,6 +14,7 @@ constexpr std::uint32_t kRequired =
     field_bit(key(HelloField::cluster_name)) | field_bit(key(HelloField::address)) |
     field_bit(key(HelloField::incarnation)) | field_bit(key(HelloField::nonce)) |
     field_bit(key(HelloField::proof));
+constexpr std::uint32_t kOptional = field_bit(key(HelloField::held_incarnation));
 constexpr std::uint32_t kProofRequired =
     field_bit(key(HelloProofField::kind)) | field_bit(key(HelloProofField::proof));
 
@@ -60,7 +61,8 @@ Decoded<HelloProof> decode_hello_proof(Bytes payload) {
 bool operator==(const Hello& a, const Hello& b) {
   return a.protocol_version == b.protocol_version && a.cluster_name == b.cluster_name &&
          a.address == b.address && a.incarnation == b.incarnation && a.nonce == b.nonce &&
-         std::equal(a.proof.begin(), a.proof.end(), b.proof.begin(), b.proof.end());
+         std::equal(a.proof.begin(), a.proof.end(), b.proof.begin(), b.proof.end()) &&
+         a.held_incarnation == b.held_incarnation;
 }
 
 WireError validate(const Hello& hello) {
@@ -74,7 +76,8 @@ WireError validate(const Hello& hello) {
 }
 
 std::size_t encoded_size(const Hello& hello) {
-  return 1                                                           // fixmap of seven
+  return 1                                                           // fixmap of seven or eight
+         + (hello.held_incarnation != 0 ? 1 + Writer::size_of_uint(hello.held_incarnation) : 0)
          + 1 + Writer::size_of_uint(static_cast<std::uint8_t>(MessageKind::hello))
          + 1 + Writer::size_of_uint(hello.protocol_version)
          + 1 + Writer::size_of_str(hello.cluster_name.size())
@@ -86,7 +89,7 @@ std::size_t encoded_size(const Hello& hello) {
 
 void encode(const Hello& hello, Writer& writer) {
   WEFT_ASSERT(validate(hello) == WireError::none);
-  writer.write_map_header(7);
+  writer.write_map_header(hello.held_incarnation != 0 ? 8 : 7);
   writer.write_uint(key(HelloField::kind));
   writer.write_uint(static_cast<std::uint8_t>(MessageKind::hello));
   writer.write_uint(key(HelloField::protocol_version));
@@ -101,6 +104,10 @@ void encode(const Hello& hello, Writer& writer) {
   writer.write_bin(hello.nonce);
   writer.write_uint(key(HelloField::proof));
   writer.write_bin(hello.proof);
+  if (hello.held_incarnation != 0) {
+    writer.write_uint(key(HelloField::held_incarnation));
+    writer.write_uint(hello.held_incarnation);
+  }
 }
 
 Decoded<Hello> decode_hello(Bytes payload) {
@@ -130,10 +137,15 @@ Decoded<Hello> decode_hello(Bytes payload) {
       case HelloField::nonce: return r.read_bin(nonce);
 #endif
       case HelloField::proof: return r.read_bin(hello.proof);
+      case HelloField::held_incarnation: {
+        // Present only when nonzero, so that every hello has one encoding.
+        if (WireError read = r.read_uint(hello.held_incarnation); read != WireError::none) return read;
+        return hello.held_incarnation == 0 ? WireError::invalid_value : WireError::none;
+      }
       case HelloField::kind: break;
     }
     return WireError::unknown_field;
-  });
+  }, kOptional);
   if (e != WireError::none) return {.error = e};
   if (version == 0 || version > 0xffff) return {.error = WireError::invalid_value};
   hello.protocol_version = static_cast<std::uint16_t>(version);

@@ -11,14 +11,20 @@
 //     6: proof             bin   empty, or 32 bytes: the acceptor's MAC over
 //                                both hellos (kernel/authentication.hpp); a dialer's
 //                                is always empty, as it has not yet seen the
-//                                acceptor's nonce }
+//                                acceptor's nonce
+//     7: held_incarnation  uint  optional, a dialer's only: the life it holds
+//                                for the address it dialed, sent after the
+//                                last answer there was older than that life
+//                                (a process restarted below a life it took
+//                                to refute a claim: it hears the life to
+//                                pass, kernel_links.cpp) }
 //
 // hello_proof, the dialer's second frame when the link is authenticated:
 //   { 0: kind              uint  hello_proof (0x02)
 //     1: proof             bin   exactly 32 bytes: the dialer's MAC over
 //                                both hellos }
 //
-// All fields are required. The codec checks shape only; whether the version,
+// All fields but held_incarnation are required. The codec checks shape only; whether the version,
 // cluster name and proofs are acceptable is the link's decision.
 #pragma once
 
@@ -52,6 +58,7 @@ struct Hello {
   std::uint64_t incarnation = 0;
   std::array<std::uint8_t, kNonceBytes> nonce{};
   Bytes proof;  // empty, or kProofBytes long
+  std::uint64_t held_incarnation = 0;  // 0: absent (not encoded)
 
   friend bool operator==(const Hello& a, const Hello& b);
 };
@@ -64,6 +71,7 @@ enum class HelloField : unsigned {
   incarnation = 4,
   nonce = 5,
   proof = 6,
+  held_incarnation = 7,
 };
 
 // The dialer's proof, sent after the acceptor's hello proved the acceptor.

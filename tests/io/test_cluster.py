@@ -1119,6 +1119,48 @@ def case_forged_incarnation(c, ctl):
           f"({since_forge:,.0f} since the forge); never downed")
 
 
+REFUTED_RESTART_BOUND = 5.0  # seconds for the restarted n1 to be up everywhere (about 0.2 s unhindered)
+
+
+def case_refuted_restart(c, ctl):
+    """Issue 43, case 5. An insider claims n1 live 2^40 lives on (the
+    largest jump the ingest guard takes); n1 refutes it with a life above
+    the claim, which n2 and n3 then prove by handshake. n1 is killed and
+    started again: its incarnation is its start time, far below the life it
+    took, so n2 and n3 refuse its hello as an old process's. A peer that
+    dials n1's address and hears the older hello names the life it holds in
+    its next hello; n1 refutes it and is up everywhere, in a life above it,
+    within REFUTED_RESTART_BOUND (before: refused as stale_incarnation, not
+    up within 40 s; with a 20 s tombstone_ttl, up after 23.5 s)."""
+    watch, stranger, _ = forge_about_n1(c, weftwire.UP, 1 << 40)
+    stranger.close()
+    n1 = c.nodes[0]
+    took_life = watch.subject_record()["incarnation"]
+    n1.kill()
+    n1.start()
+    t0 = time.monotonic()
+    deadline = t0 + REFUTED_RESTART_BOUND
+    up = c.all_up()
+    while True:
+        result = up()
+        records = [n.member(n1) for n in c.nodes]
+        if result is True and all(r is not None and r["incarnation"] > took_life for r in records):
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError(f"n1 restarted after refuting #{took_life - 1} not up everywhere above it within "
+                                 f"{REFUTED_RESTART_BOUND:.0f} s: {result}; records {records}")
+        time.sleep(0.05)
+    took = time.monotonic() - t0
+    life = c.nodes[1].member(n1)["incarnation"]
+    heard = n1.metric("weft_held_lives_heard_total", missing=None)
+    stale = sum(n.metric('weft_links_closed_total{reason="stale_incarnation"}') or 0 for n in c.nodes[1:])
+    print(f"refuted restart: n1 took #{took_life} to refute a claim 2^40 ahead, was killed and started again "
+          f"below it; up everywhere as #{life} (held+{life - took_life}) {took:.2f} s after its start "
+          f"(bound {REFUTED_RESTART_BOUND:.0f} s); n2 and n3 closed {stale:.0f} stale hellos; "
+          f"n1's weft_held_lives_heard_total {heard}")
+    assert heard is not None and heard >= 1, f"n1 heard no held life ({heard})"
+
+
 def case_forged_leaving(c, ctl):
     """n1 at the incarnation n2 knows, leaving: a leave n1 never asked for.
     n1 refutes with a new life and stays: one view with n1 up within the
