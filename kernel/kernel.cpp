@@ -45,7 +45,6 @@ void Kernel::advance(Instant now) {
 
 void Kernel::on_message(const MemberId& peer, wire::Message&& message) {
   if (shut_down_) return;
-  if (held_for_dial_back(peer, std::holds_alternative<wire::Join>(message))) return;
   std::visit(
       [&](auto&& m) {
         using T = std::decay_t<decltype(m)>;

@@ -273,6 +273,8 @@ class Kernel {
   bool held_for_dial_back(const MemberId& peer, bool join);
   // Whether our dial to `life.address` was answered by `life` and is open.
   bool dial_answered(const MemberId& life) const;
+  // Whether the established link's peer has a record here (cached per link).
+  bool known_peer(Inbound& in) const;
   // A dialer said it holds `held` for our address: above our life, a
   // claim about us (a restart below a life we took to refute one).
   void hear_held_life(std::uint64_t held);
@@ -441,6 +443,7 @@ class Kernel {
   std::map<NodeAddress, Incarnation> stale_answers_;
   Tombstones tombstones_;                        // when each removal was seen; the lives dropped
   DialBacks dial_backs_;                         // keyless strangers waiting for our dial's answer
+  std::uint64_t member_table_epoch_ = 0;         // bumped when members_ is assigned whole (its version may repeat)
   Instant next_refutation_;
 
   // Failure detection.

@@ -557,7 +557,19 @@ void Kernel::on_inbound_frame(InboundIt it, std::span<const std::uint8_t> payloa
     observe_inbound(in);
   }
   const MemberId& peer = *in.peer;
+  if (!config_.auth.enabled() && !known_peer(in) &&
+      held_for_dial_back(peer, std::holds_alternative<wire::Join>(decoded.value))) {
+    return;
+  }
   on_message(peer, std::move(decoded.value));
+}
+
+bool Kernel::known_peer(Inbound& in) const {
+  if (in.member_version == members_.version() && in.member_epoch == member_table_epoch_) return true;
+  if (members_.find(in.peer->address) == nullptr) return false;
+  in.member_version = members_.version();
+  in.member_epoch = member_table_epoch_;
+  return true;
 }
 
 void Kernel::expire_handshakes() {

@@ -510,6 +510,7 @@ bool Kernel::overwrite_members(const MemberTable& incoming) {
   for (const Member& m : incoming.members()) result.merge(m);
   if (result == members_) return false;
   members_ = std::move(result);
+  ++member_table_epoch_;
   gossip_targets_.valid = false;  // the assigned table's version may repeat one cached
   heal_candidates_.valid = false;
   ring_members_version_.reset();

@@ -147,6 +147,11 @@ struct InboundLink {
   std::optional<MemberId> claimed;
   std::array<std::uint8_t, wire::kNonceBytes> dialer_nonce{};
   std::uint64_t dialer_held = 0;  // the life the dialer holds for our address (hello field 7), 0: none
+  // Without a key: the member table (its version and the kernel's epoch)
+  // in which the peer's address last held a record, so that the check for
+  // strangers costs one compare per frame, not a lookup (Kernel::known_peer).
+  std::uint64_t member_version = UINT64_MAX;
+  std::uint64_t member_epoch = 0;
   std::array<std::uint8_t, wire::kNonceBytes> our_nonce{};
   std::uint64_t our_incarnation = 0;
   std::vector<std::uint8_t> control;    // our hello reply
