@@ -268,8 +268,9 @@ class Kernel {
   std::optional<CloseReason> check_hello(const wire::Hello& hello) const;
   // A handshake here established `life` (or a newer life of its address).
   void note_proven(const MemberId& life);
-  // Without a key, whether a frame from `peer` waits for our dial to its
-  // address to be answered (membership/dial_backs.hpp); `join` keeps a Join.
+  // Without a key, whether a frame from `peer`, whose address holds no
+  // record here, waits for our dial to that address to be answered
+  // (membership/dial_backs.hpp); `join` keeps a Join.
   bool held_for_dial_back(const MemberId& peer, bool join);
   // Whether our dial to `life.address` was answered by `life` and is open.
   bool dial_answered(const MemberId& life) const;

@@ -138,8 +138,9 @@ bool Kernel::proven(const MemberId& life) const {
 }
 
 bool Kernel::held_for_dial_back(const MemberId& peer, bool join) {
-  if (config_.auth.enabled() || config_.mutations.dial_back_off) return false;
-  if (members_.find(peer.address) != nullptr || dial_answered(peer)) return false;
+  // The caller asks only without a key and for a peer without a record.
+  WEFT_ASSERT(!config_.auth.enabled());
+  if (config_.mutations.dial_back_off || dial_answered(peer)) return false;
   ++counters_.stranger_frames_unanswered;
   switch (dial_backs_.wait(peer, join, now_ + config_.handshake_timeout)) {
     case DialBacks::Wait::started:

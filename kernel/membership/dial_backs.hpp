@@ -52,7 +52,6 @@ class DialBacks {
 
   bool awaits(const NodeAddress& address) const;
   bool empty() const { return waiting_.empty(); }
-  std::size_t size() const { return waiting_.size(); }
 
  private:
   struct Entry {
