@@ -148,6 +148,7 @@ const std::vector<Entry>& entries() {
          return true;
        }},
       {{"max_incarnation_jump", kCount}, whole(&Config::max_incarnation_jump)},
+      {{"max_new_members_per_peer", kCount}, whole(&Config::max_new_members_per_peer)},
       {{"max_frame_bytes", kCount}, whole(&Config::max_frame_bytes)},
       {{"max_outbound_user_bytes", kCount}, whole(&Config::max_outbound_user_bytes)},
       {{"max_outbound_control_bytes", kCount}, whole(&Config::max_outbound_control_bytes)},
@@ -513,7 +514,7 @@ std::string to_text(const DaemonConfig& config) {
   // compute_bounds for a cluster the size of the seed list (at least 3).
   text += "# bounds for " + std::to_string(nodes) + " nodes: T_detect " + seconds(b.detect) + ", T_down " +
           seconds(b.down) + ", T_down_closed " + seconds(b.down_closed) + ", T_converge " + seconds(b.converge) +
-          ", T_heal " + seconds(b.heal) + ", T_refute " + seconds(b.refute) + "\n";
+          ", T_heal " + seconds(b.heal) + ", T_refute " + seconds(b.refute) + ", T_vouch " + seconds(b.vouch) + "\n";
   return text;
 }
 

@@ -98,6 +98,7 @@ std::vector<std::string> Config::validate() const {
   p.require(reconnect_backoff_max >= reconnect_backoff_min, "reconnect_backoff_max",
             "must be at least reconnect_backoff_min");
   p.positive(handshake_timeout, "handshake_timeout");
+  p.require(max_new_members_per_peer >= 1, "max_new_members_per_peer", "must be at least 1 (1000 is typical)");
   p.require(max_pending_handshakes >= 1 && max_pending_handshakes <= 1'000'000, "max_pending_handshakes",
             "must be 1..1000000 (1024 is typical)");
   p.require(!auth.enabled() || auth.mac != nullptr, "auth.mac",
@@ -151,6 +152,7 @@ std::string Config::to_string() const {
          line("forgotten_lives", std::to_string(forgotten_lives)) +
          line("on_downed", on_downed == OnDowned::rejoin ? "rejoin" : "shut_down") +
          line("max_incarnation_jump", std::to_string(max_incarnation_jump)) +
+         line("max_new_members_per_peer", std::to_string(max_new_members_per_peer)) +
          line("max_frame_bytes", std::to_string(max_frame_bytes)) +
          line("max_outbound_user_bytes", std::to_string(max_outbound_user_bytes)) +
          line("max_outbound_control_bytes", std::to_string(max_outbound_control_bytes)) +
@@ -223,6 +225,7 @@ Bounds compute_bounds(const Config& config, std::size_t cluster_size) {
   // exchange state and nodes downed by the other side rejoin.
   b.heal = config.reconnect_backoff_max + config.join_retry_interval + b.converge;
   b.refute = (config.gossip_interval + b.spread) * 3 + config.gossip_interval;
+  b.vouch = config.down_after_unreachable + (config.gossip_interval + b.spread) * 2;
   // A pause that is forgiven must be shorter than a crash takes to be downed,
   // or the two promises of docs/properties.md contradict each other.
   WEFT_ASSERT(b.forgiven_pause < b.down);

@@ -87,6 +87,11 @@ struct Mutations {
                                       //     below a life it took to refute a claim stays out
   bool tombstone_echo = false;        // M8: each node drops a tombstone at its own moment and remembers
                                       //     nothing of it, so a peer still holding it hands it back
+  bool vouching_off = false;          // W5: every gossiped record counts as evidence of a member
+                                      //     (vouched_lives.hpp), so invented members stall joins
+  bool ingest_uncapped = false;       // W5: a peer brings in as many new members as it names
+                                      //     (new_member_budget.hpp): one frame fills every table
+
   bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;
 };
@@ -143,6 +148,11 @@ struct Config {
   // Ingest guard: an incarnation more than this far above the one known for
   // an address is implausible (memberlist#358) and rejected.
   std::uint64_t max_incarnation_jump = 1ULL << 40;
+  // Records of addresses new to this node that one peer may bring in per
+  // gossip_interval (membership/new_member_budget.hpp); the rest wait for
+  // the sender's next gossip. A joiner takes a cluster of this many members
+  // from its seed in one exchange.
+  std::uint32_t max_new_members_per_peer = 1000;
 
   // --- Links
   std::uint32_t max_frame_bytes = 1U << 20;
@@ -203,6 +213,10 @@ struct Bounds {
   // within a round (at most one new life a gossip_interval), the new life
   // spreads, and the leader's up spreads.
   Duration refute;
+  // T_vouch: members invented by a peer (records no member vouches for,
+  // membership/vouched_lives.hpp) -> down on every node: they reach the
+  // leader, it downs them after down_after_unreachable, the downs spread.
+  Duration vouch;
 };
 
 Bounds compute_bounds(const Config& config, std::size_t cluster_size);

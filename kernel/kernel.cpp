@@ -16,6 +16,8 @@ Kernel::Kernel(Config config, std::uint64_t seed)
       self_{config_.self, config_.incarnation},
       tombstones_(config_.tombstone_ttl, config_.forgotten_lives),
       dial_backs_(config_.max_pending_handshakes),
+      new_members_(config_.max_new_members_per_peer, config_.gossip_interval),
+      vouched_(config_.mutations.vouching_off),
       fresh_detector_(config_.phi_parameters()),
       asks_(config_.max_pending_asks, first_ask_id(config_.incarnation)) {
   WEFT_ASSERT(config_.validate().empty());

@@ -62,7 +62,9 @@
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
 #include "kernel/membership/seen_set.hpp"
+#include "kernel/membership/new_member_budget.hpp"
 #include "kernel/membership/tombstones.hpp"
+#include "kernel/membership/vouched_lives.hpp"
 #include "kernel/prng.hpp"
 #include "kernel/timers.hpp"
 #include "kernel/wire/frame.hpp"
@@ -95,6 +97,10 @@ struct KernelCounters {
   // Of those, records of a life whose tombstone this node pruned (a peer
   // still holding it, or a forger resending it): refused, not revived.
   std::uint64_t forgotten_lives_refused = 0;
+  // Records of addresses new to this node past what their sender may bring
+  // in a gossip_interval (membership/new_member_budget.hpp): not taken, so
+  // an honest sender's next gossip brings them.
+  std::uint64_t new_members_deferred = 0;
   // Without a key: frames from a stranger (a dialer whose address holds no
   // record here) dropped while this node's dial to that address had not
   // been answered by the life its hello named (membership/dial_backs.hpp),
@@ -280,6 +286,10 @@ class Kernel {
   // claim about us (a restart below a life we took to refute one).
   void hear_held_life(std::uint64_t held);
   void dial_stale_address(const NodeAddress& address);
+  // New evidence may have vouched for members: the views, the ring and the
+  // gossip targets follow (vouched_lives.hpp).
+  void on_vouching_changed();
+  void update_excused_view();
 
   // kernel_membership.cpp: join, gossip, applying the leader's moves, rejoin
   void start_membership();
@@ -290,8 +300,9 @@ class Kernel {
   void merge_gossip_delta(const MemberId& from, wire::GossipDelta&& delta);
   bool ignores_gossip_from(const MemberId& from) const;
   // Merges what a peer sent; returns the addresses whose records were refused.
-  std::vector<NodeAddress> take_in(std::vector<Member>&& records, std::span<const ReachabilityRow> rows,
-                                   MemberTable& incoming, ReachabilityTable& incoming_rows);
+  std::vector<NodeAddress> take_in(const NodeAddress& from, std::vector<Member>&& records,
+                                   std::span<const ReachabilityRow> rows, MemberTable& incoming,
+                                   ReachabilityTable& incoming_rows);
   bool overwrite_members(const MemberTable& incoming);
   bool accept_record(const Member& incoming) const;
   // `known`: our record of its address; `newest`: the highest incarnation
@@ -299,7 +310,10 @@ class Kernel {
   // against it: an implausible squat).
   bool accept_record(const Member& incoming, const Member* known, Incarnation newest) const;
   Incarnation newest_incarnation() const;
-  MemberTable accept_records(std::vector<Member>&& records, std::vector<NodeAddress>& refused);
+  // Records `from` sent: those the ingest guard or `from`'s budget of new
+  // members refuses are left out and named in `refused`.
+  MemberTable accept_records(const NodeAddress& from, std::vector<Member>&& records,
+                             std::vector<NodeAddress>& refused);
   // A refused record about this node that another process may not make:
   // notes the life a refutation must rise above.
   void note_claim_about_self(const Member& claim);
@@ -400,6 +414,7 @@ class Kernel {
     bool valid = false;
     std::uint64_t members_version = 0;
     std::uint64_t seen_version = 0;
+    std::uint64_t vouched_version = 0;
     std::uint64_t rebuilds = 0;         // moves on whenever the indices may have moved
     std::vector<std::uint32_t> peers;   // indices into members_.members()
     std::vector<std::uint32_t> unseen;  // the subset of peers not in seen_
@@ -417,6 +432,7 @@ class Kernel {
   struct HealCandidates {
     bool valid = false;
     std::uint64_t members_version = 0;
+    std::uint64_t evidence_version = 0;  // VouchedLives::evidence_version()
     std::vector<NodeAddress> addresses;  // sorted
   };
   HealCandidates heal_candidates_;               // heal_candidates()
@@ -444,8 +460,16 @@ class Kernel {
   std::map<NodeAddress, Incarnation> stale_answers_;
   Tombstones tombstones_;                        // when each removal was seen; the lives dropped
   DialBacks dial_backs_;                         // keyless strangers waiting for our dial's answer
+  NewMemberBudget new_members_;                  // how many new members each peer may still bring in
   std::uint64_t member_table_epoch_ = 0;         // bumped when members_ is assigned whole (its version may repeat)
   Instant next_refutation_;
+  // Lives this node has evidence of (vouched_lives.hpp); the live records
+  // it has none for count for nothing it decides.
+  VouchedLives vouched_;
+  // unreachable_view_ and vouched_.view() together, sorted: the members
+  // convergence and the leader's election pass over.
+  std::vector<MemberId> excused_view_;
+  std::optional<std::uint64_t> ring_vouched_version_;  // the vouched_.version() ring_ holds
 
   // Failure detection.
   std::map<MemberId, Monitor> monitors_;         // subjects this node observes

@@ -31,9 +31,12 @@ void Kernel::refresh_monitors() {
   // Most refreshes follow a change of rows or of the view alone: the ring
   // is rebuilt only when the member table moved (its walk over a thousand
   // members was a twentieth of a run).
-  if (ring_members_version_ != members_.version()) {
-    ring_.update(members_.members());
+  // Members no one vouches for are off the ring: watching them would spend
+  // the walk on invented members while real ones went unwatched.
+  if (ring_members_version_ != members_.version() || ring_vouched_version_ != vouched_.version()) {
+    ring_.update(members_.members(), vouched_.view());
     ring_members_version_ = members_.version();
+    ring_vouched_version_ = vouched_.version();
   }
   ring_view_ = unreachable_view_;
   const std::vector<MemberId> wanted = ring_.successors(self_, config_.monitored_by, ring_view_);

@@ -130,6 +130,7 @@ std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
 void Kernel::note_proven(const MemberId& life) {
   Incarnation& newest = proven_lives_[life.address];
   newest = std::max(newest, life.incarnation);
+  if (vouched_.note(life)) on_vouching_changed();
 }
 
 bool Kernel::proven(const MemberId& life) const {

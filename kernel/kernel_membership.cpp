@@ -105,12 +105,12 @@ bool Kernel::is_unreachable(const MemberId& subject) const {
 }
 
 std::optional<NodeAddress> Kernel::leader() const {
-  return elect_leader(members_.members(), unreachable_view_, config_.mutations.leader_ignores_reachability);
+  return elect_leader(members_.members(), excused_view_, config_.mutations.leader_ignores_reachability);
 }
 
 bool Kernel::converged() const {
   WEFT_ASSERT(seen_.over(members_));  // every change of the table resets the set over it
-  return seen_.covers(members_.members(), unreachable_view_);
+  return seen_.covers(members_.members(), excused_view_);
 }
 
 bool Kernel::add_seen(const MemberId& holder) {
@@ -151,6 +151,7 @@ void Kernel::start_membership() {
 }
 
 void Kernel::on_state_changed() {
+  (void)vouched_.refresh(members_, self_, now_);
   refresh_monitors();
   update_reachability_view();
   // The walk passes unreachable members, so a new view can move this
@@ -228,6 +229,31 @@ void Kernel::update_reachability_view() {
   // judges by it; a missing one would never be downed).
   WEFT_ASSERT(std::all_of(unreachable_view_.begin(), unreachable_view_.end(),
                           [&](const MemberId& id) { return unreachable_since_.count(id.address) != 0; }));
+  update_excused_view();
+}
+
+void Kernel::update_excused_view() {
+  const std::span<const MemberId> unvouched = vouched_.view();
+  excused_view_.clear();
+  std::set_union(unreachable_view_.begin(), unreachable_view_.end(), unvouched.begin(), unvouched.end(),
+                 std::back_inserter(excused_view_));
+}
+
+// Evidence came that is not a change of state (a handshake, seen bits): if
+// it vouched for a member, that member now counts. The ring may move with
+// it, and a monitor dropped withdraws its mark, which is a change of state.
+void Kernel::on_vouching_changed() {
+  if (!started_ || !vouched_.refresh(members_, self_, now_)) return;
+  gossip_targets_.valid = false;
+  const ReachabilityTable rows_before = reachability_;
+  refresh_monitors();
+  update_reachability_view();
+  for (int pass = 0; ring_view_ != unreachable_view_; ++pass) {
+    WEFT_ASSERT(pass < 2);
+    refresh_monitors();
+    update_reachability_view();
+  }
+  if (!(reachability_ == rows_before)) on_state_changed();
 }
 
 void Kernel::emit_member_changes(const std::vector<Member>& before) {
@@ -296,17 +322,30 @@ bool Kernel::accept_record(const Member& incoming, const Member* known, Incarnat
   return incoming.incarnation() <= base || incoming.incarnation().value - base.value <= config_.max_incarnation_jump;
 }
 
-MemberTable Kernel::accept_records(std::vector<Member>&& records, std::vector<NodeAddress>& refused) {
+MemberTable Kernel::accept_records(const NodeAddress& from, std::vector<Member>&& records,
+                                   std::vector<NodeAddress>& refused) {
   // The records come sorted by address (the decoder requires it), so one
   // walk alongside our own table finds each one's known record.
   std::vector<Member> accepted;
   accepted.reserve(records.size());
   const std::span<const Member> mine = members_.members();
   const Incarnation newest = newest_incarnation();
+  const std::uint32_t may_add = config_.mutations.ingest_uncapped ? std::numeric_limits<std::uint32_t>::max()
+                                                                  : new_members_.left(from, now_);
+  std::uint32_t added = 0;
   auto known = mine.begin();
   for (Member& m : records) {
     const Member* held = find_in_step(known, mine.end(), m.address(), &Member::address);
+    const bool is_new = held == nullptr && m.address() != self_.address;
+    if (is_new && added == may_add && accept_record(m, held, newest)) {
+      // Plausible, but past what `from` may add this interval: left for
+      // its next gossip (membership/new_member_budget.hpp).
+      ++counters_.new_members_deferred;
+      refused.push_back(m.address());
+      continue;
+    }
     if (accept_record(m, held, newest)) {
+      if (is_new) ++added;
       accepted.push_back(std::move(m));
       continue;
     }
@@ -316,6 +355,7 @@ MemberTable Kernel::accept_records(std::vector<Member>&& records, std::vector<No
     if (m.address() == self_.address) note_claim_about_self(m);
     refused.push_back(m.address());
   }
+  if (!config_.mutations.ingest_uncapped) new_members_.spend(from, now_, added);
   return MemberTable::from_sorted(std::move(accepted));
 }
 
@@ -391,10 +431,11 @@ bool Kernel::ignores_gossip_from(const MemberId& from) const {
   return sender != nullptr && sender->id == from && !is_live_status(sender->status);
 }
 
-std::vector<NodeAddress> Kernel::take_in(std::vector<Member>&& records, std::span<const ReachabilityRow> rows,
-                                         MemberTable& incoming, ReachabilityTable& incoming_rows) {
+std::vector<NodeAddress> Kernel::take_in(const NodeAddress& from, std::vector<Member>&& records,
+                                         std::span<const ReachabilityRow> rows, MemberTable& incoming,
+                                         ReachabilityTable& incoming_rows) {
   std::vector<NodeAddress> refused;
-  incoming = accept_records(std::move(records), refused);
+  incoming = accept_records(from, std::move(records), refused);
   std::vector<Member> before;  // filled only when the members change
   bool members_changed = false;
   if (config_.mutations.merge_order_dependent) {
@@ -426,7 +467,8 @@ void Kernel::merge_gossip(const MemberId& from, wire::GossipState&& state) {
     leaders_addresses.reserve(state.members.size());
     for (const Member& m : state.members) leaders_addresses.push_back(m.address());
   }
-  const std::vector<NodeAddress> refused = take_in(std::move(state.members), state.rows, incoming, incoming_rows);
+  const std::vector<NodeAddress> refused =
+      take_in(from.address, std::move(state.members), state.rows, incoming, incoming_rows);
   if (!leaders_addresses.empty()) follow_leader_tombstones(leaders_addresses);
   // The sender's state, as we took it in, is ours: compared exactly, which
   // is what comparing the two digests stands for, without hashing theirs.
@@ -453,7 +495,8 @@ void Kernel::merge_gossip_delta(const MemberId& from, wire::GossipDelta&& delta)
   if (ignores_gossip_from(from)) return;
   MemberTable incoming;
   ReachabilityTable incoming_rows;
-  const std::vector<NodeAddress> refused = take_in(std::move(delta.members), delta.rows, incoming, incoming_rows);
+  const std::vector<NodeAddress> refused =
+      take_in(from.address, std::move(delta.members), delta.rows, incoming, incoming_rows);
   if (delta.digest == digest_) {
     // Equal digests: the sender's table is ours, so its bits are over ours.
     // Bits that do not fit it come from a peer that is not (a collision of
@@ -494,6 +537,7 @@ void Kernel::on_gossip_digest(const MemberId& from, const wire::GossipDigest& di
 // The leader acts the moment it sees convergence, not at its next gossip
 // round: a joiner is moved up (or a leaver out) a round sooner per change.
 void Kernel::on_seen_grew() {
+  if (vouched_.note_seen(members_, seen_.bits())) on_vouching_changed();
   if (shut_down_ || config_.mutations.convergence_off) return;
   const bool is_converged = converged();
   if (is_converged && leader() == self_.address) leader_actions();
@@ -512,6 +556,7 @@ bool Kernel::overwrite_members(const MemberTable& incoming) {
   members_ = std::move(result);
   ++member_table_epoch_;
   gossip_targets_.valid = false;  // the assigned table's version may repeat one cached
+  vouched_.table_replaced();
   heal_candidates_.valid = false;
   ring_members_version_.reset();
   return true;
@@ -649,12 +694,14 @@ void Kernel::prune_gone() {
   const std::vector<NodeAddress> expired = tombstones_.due(now_, leads);
   drop_tombstones(expired);
   dial_backs_.expire(now_);
+  new_members_.expire(now_);
   // Proofs of addresses that left the table (strangers' hellos among
   // them), so that dialers naming ever new addresses cannot grow it.
   if (proven_lives_.size() > members_.size()) {
     std::erase_if(proven_lives_, [&](const auto& entry) { return members_.find(entry.first) == nullptr; });
   }
   std::erase_if(stale_answers_, [&](const auto& entry) { return members_.find(entry.first) == nullptr; });
+  vouched_.prune(members_);
   // Rows and entries about lives that are over.
   const bool rows_changed =
       reachability_.prune([&](const MemberId& id) { return is_gone(id); }, self_) > 0;
@@ -685,7 +732,8 @@ void Kernel::leader_actions() {
 MemberStanding Kernel::standing(const Member& member) const {
   MemberStanding standing;
   standing.is_self = member.address() == self_.address;
-  standing.unreachable = is_unreachable(member.id);
+  standing.unreachable = is_unreachable(member.id) || vouched_.excuses(member.id);
+  standing.unvouched_since = vouched_.since(member.id);
   if (const auto since = unreachable_since_.find(member.address()); since != unreachable_since_.end()) {
     standing.evidence = down_evidence(member.id, since->second);
   }
@@ -733,14 +781,22 @@ void Kernel::heal_probe() {
   send_control(candidates[prng_.below(candidates.size())], wire::GossipDigest{digest_, seen_.size()});
 }
 
-// heal_probe's candidates: seeds not live and members not live, but self,
-// in address order. Rebuilt only when the member table changed: with every
-// node a seed, the walk compared a thousand host strings per probe.
+// heal_probe's candidates: seeds not live and members not live that this
+// node had evidence of (vouched_lives.hpp), but self, in address order. A
+// flood of invented members leaves thousands of tombstones no process is
+// behind: drawn among them, a probe found the other side of a partition
+// about once in a thousand tries. Rebuilt only when the member table or the
+// evidence changed: with every node a seed, the walk compared a thousand
+// host strings per probe.
 const std::vector<NodeAddress>& Kernel::heal_candidates() {
   HealCandidates& cache = heal_candidates_;
-  if (cache.valid && cache.members_version == members_.version()) return cache.addresses;
+  if (cache.valid && cache.members_version == members_.version() &&
+      cache.evidence_version == vouched_.evidence_version()) {
+    return cache.addresses;
+  }
   cache.valid = true;
   cache.members_version = members_.version();
+  cache.evidence_version = vouched_.evidence_version();
   cache.addresses.clear();
   // Both lists are sorted and unique, so their union is a merge, not a sort.
   const std::span<const Member> members = members_.members();
@@ -753,7 +809,9 @@ const std::vector<NodeAddress>& Kernel::heal_candidates() {
   }
   std::vector<const NodeAddress*> gone;
   for (const Member& m : members) {
-    if (m.address() != self_.address && !is_live_status(m.status)) gone.push_back(&m.address());
+    if (m.address() != self_.address && !is_live_status(m.status) && vouched_.holds(m.id)) {
+      gone.push_back(&m.address());
+    }
   }
   std::vector<const NodeAddress*> candidates;
   std::set_union(seeds.begin(), seeds.end(), gone.begin(), gone.end(), std::back_inserter(candidates),
@@ -854,12 +912,14 @@ void Kernel::check_unlive_links() const {
 // walk, with its string compares, was a fifth of a steady run.
 void Kernel::refresh_gossip_targets() {
   GossipTargets& targets = gossip_targets_;
-  if (targets.valid && targets.members_version == members_.version() && targets.seen_version == seen_.version()) {
+  if (targets.valid && targets.members_version == members_.version() && targets.seen_version == seen_.version() &&
+      targets.vouched_version == vouched_.version()) {
     return;
   }
   targets.valid = true;
   targets.members_version = members_.version();
   targets.seen_version = seen_.version();
+  targets.vouched_version = vouched_.version();
   ++targets.rebuilds;
   targets.peers.clear();
   targets.unseen.clear();
@@ -867,7 +927,9 @@ void Kernel::refresh_gossip_targets() {
   const std::span<const Member> members = members_.members();
   for (std::uint32_t i = 0; i < members.size(); ++i) {
     const Member& m = members[i];
-    if (m.address() == self_.address || !is_live_status(m.status)) continue;
+    // A member no one vouches for here is no peer: gossip spent on
+    // invented members reaches no one (vouched_lives.hpp).
+    if (m.address() == self_.address || !is_live_status(m.status) || vouched_.excuses(m.id)) continue;
     targets.peers.push_back(i);
     if (!seen_.contains(i)) targets.unseen.push_back(i);
   }
@@ -888,7 +950,7 @@ void Kernel::refresh_gossip_view() {
     view.indices.clear();
     for (NodeAddress& address : view.addresses) {
       const Member* m = members_.find(address);
-      if (m == nullptr || !is_live_status(m->status)) continue;
+      if (m == nullptr || !is_live_status(m->status) || vouched_.excuses(m->id)) continue;  // no peer now
       view.indices.push_back(static_cast<std::uint32_t>(m - members.data()));
       kept.push_back(std::move(address));
     }

@@ -25,6 +25,7 @@ std::string_view to_string(Check check) {
     case Check::w3_corrupt: return "W3 corrupt streams";
     case Check::w4_refutations: return "W4 refutations";
     case Check::m8_dropped: return "M8 dropped records";
+    case Check::w5_fakes: return "W5 invented members";
     case Check::m7_inputs: return "M7 inputs";
     case Check::m7_remarks: return "M7 re-marks";
     case Check::f1_down_closed: return "F1 T_down_closed";

@@ -70,9 +70,10 @@ enum class Check : std::uint8_t {
   m5_merge,         // clean partitions whose heal was judged at T_merge
   w4_refutations,   // forged claims about a live node judged at T_refute (trust_boundary_checker.hpp)
   m8_dropped,       // records a node dropped from its table, watched for their return (membership_checker.hpp)
+  w5_fakes,         // invented members judged down everywhere at T_vouch (trust_boundary_checker.hpp)
 };
-inline constexpr std::size_t kCheckCount = 27;
-static_assert(static_cast<std::size_t>(Check::m8_dropped) + 1 == kCheckCount);
+inline constexpr std::size_t kCheckCount = 28;
+static_assert(static_cast<std::size_t>(Check::w5_fakes) + 1 == kCheckCount);
 std::string_view to_string(Check check);
 using Judged = std::array<std::uint64_t, kCheckCount>;
 inline void count(Judged* judged, Check check, std::uint64_t n = 1) {

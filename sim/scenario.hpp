@@ -71,6 +71,9 @@ struct Fault {
     // against the newest life the node knows, so nodes[1] joins when it
     // starts (issue 43, case 3). Scenario files only.
     squat,
+    // W5: an insider's gossip inventing 50 to 1000 members, joining and up,
+    // some below every node's address (the leader's election) and some above.
+    fake_members,
   };
   Kind kind = Kind::crash;
   Duration at;                     // from the start of the run

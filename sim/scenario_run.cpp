@@ -313,7 +313,9 @@ void ScenarioRun::chaos() {
 void ScenarioRun::apply(const Fault& f) {
   detection_.on_fault(f, sim_.now());
   boundary_.on_fault(f, sim_.now());
-  faults_.add(sim_.now());
+  // Invented members are no fault to the timed bounds: joins, downs and
+  // heals are judged as if they were not there (W5, vouched_lives.hpp).
+  if (f.kind != Fault::Kind::rogue || f.rogue != Fault::Rogue::fake_members) faults_.add(sim_.now());
   switch (f.kind) {
     case Fault::Kind::crash:
     case Fault::Kind::lose: apply_death(f); break;

@@ -77,6 +77,8 @@ constexpr MutationFlag kMutationFlags[] = {
     // Generated seeds keep the 1 h tombstone_ttl: only a scenario file with a
     // short one (tombstone-ttl) sees a tombstone dropped.
     {{"tombstone_echo", "M8", "took back", "tombstones.scenario"}, &Mutations::tombstone_echo},
+    {{"vouching_off", "W5", "(T_vouch)"}, &Mutations::vouching_off},
+    {{"ingest_uncapped", "W5", "new from one peer"}, &Mutations::ingest_uncapped},
 };
 
 // Mutations holds nothing but these flags: a new flag without a name fails here.
@@ -159,6 +161,7 @@ std::string_view to_string(Fault::Rogue rogue) {
     case Fault::Rogue::reflected_proof: return "reflected-proof";
     case Fault::Rogue::keyless_join: return "keyless-join";
     case Fault::Rogue::squat: return "squat";
+    case Fault::Rogue::fake_members: return "fake-members";
   }
   return "?";
 }
@@ -261,13 +264,13 @@ constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage,        Fault::Rogue::
                                     Fault::Rogue::replayed_proof, Fault::Rogue::unproven,
                                     Fault::Rogue::forged_incarnation, Fault::Rogue::forged_leaving,
                                     Fault::Rogue::reflected_proof, Fault::Rogue::keyless_join,
-                                    Fault::Rogue::squat};
+                                    Fault::Rogue::squat,          Fault::Rogue::fake_members};
 constexpr AuthMode kAuthModes[] = {AuthMode::off, AuthMode::shared, AuthMode::rotating};
 
 // The rogues that impersonate (or forge a record of) an honest node.
 bool names_a_victim(Fault::Rogue rogue) {
   return rogue != Fault::Rogue::garbage && rogue != Fault::Rogue::wrong_cluster &&
-         rogue != Fault::Rogue::keyless_join;
+         rogue != Fault::Rogue::keyless_join && rogue != Fault::Rogue::fake_members;
 }
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
@@ -640,8 +643,9 @@ bool parse_damage(LineReader& r, Fault& f, std::string_view kind) {
 }
 
 bool parse_rogue(LineReader& r, Fault& f) {
-  r.form = "at <time> rogue nN garbage|wrong-cluster, or rogue nN "
-           "stale-incarnation|implausible-incarnation|forged-row|wrong-key|replayed-proof|unproven|reflected-proof nM";
+  r.form = "at <time> rogue nN garbage|wrong-cluster|keyless-join|fake-members, or rogue nN "
+           "stale-incarnation|implausible-incarnation|forged-row|wrong-key|replayed-proof|unproven|"
+           "forged-incarnation|forged-leaving|reflected-proof|squat nM";
   f.kind = Fault::Kind::rogue;
   if (!r.node_into(f.nodes)) return false;
   const std::string_view what = r.take();

@@ -52,6 +52,7 @@ class RogueScript {
   std::optional<CloseReason> expected;  // how the target must close the link; none: kept
   std::optional<Member> claim;          // W4: a claim the target takes and the victim must refute
   std::optional<NodeAddress> named;     // an address the rogue's hello named that must not join
+  std::vector<Member> fakes;            // W5: members invented, in address order
   const char* what = "";
 
  private:
@@ -68,10 +69,11 @@ class RogueScript {
   void forged_leaving();
   void keyless_join();
   void squat();
-  // A stranger's hello, then `claim` as a whole state and again as a delta
-  // (both paths in meet the same guards); on authenticated links an
-  // insider, who proves itself first.
-  void gossip_as_insider(const Member& claim);
+  void fake_members();
+  // A stranger's hello, then `records` (in address order) as a whole state
+  // with no seen bits and again as a delta (both paths in meet the same
+  // guards); on authenticated links an insider, who proves itself first.
+  void gossip_as_insider(std::vector<Member> records);
   // On authenticated links the handshake rogues claim to be the victim at
   // its known incarnation, which is neither stale nor implausible: only the
   // proof can refuse them. Unauthenticated, nothing could refuse that claim
@@ -157,6 +159,7 @@ bool RogueScript::write(Fault::Rogue kind) {
         forged_leaving();
       }
       return true;  // its frames are written there
+    case Fault::Rogue::fake_members: fake_members(); return true;
   }
   if (kind != Fault::Rogue::garbage) (void)wire::append_frame(bytes, hello_);
   return true;
@@ -192,23 +195,41 @@ void RogueScript::implausible_incarnation() {
 // A stranger's hello, then gossip claiming the victim down 2^41 lives on.
 void RogueScript::forged_row() {
   what = "gossip claiming the victim down 2^41 lives on";
-  gossip_as_insider(Member{MemberId{*victim, Incarnation{far_ahead_}}, MemberStatus::down});
+  gossip_as_insider({Member{MemberId{*victim, Incarnation{far_ahead_}}, MemberStatus::down}});
 }
 
 void RogueScript::forged_incarnation() {
   const std::uint64_t lives_on = 1 + draw_.below(std::uint64_t{1} << 20);
   claim = Member{MemberId{*victim, Incarnation{known_incarnation_ + lives_on}}, before->status};
   what = "gossip claiming the victim live in a newer life";
-  gossip_as_insider(*claim);
+  gossip_as_insider({*claim});
 }
 
 void RogueScript::forged_leaving() {
   claim = Member{before->id, MemberStatus::leaving};
   what = "gossip claiming the victim leaving";
-  gossip_as_insider(*claim);
+  gossip_as_insider({*claim});
 }
 
-void RogueScript::gossip_as_insider(const Member& record) {
+// Addresses no node has: half in 1.0.0.0/16, which sorts below the nodes'
+// 10.0.0.N (the lowest live address is the leader), half in TEST-NET-2.
+void RogueScript::fake_members() {
+  // Up to three times the default max_new_members_per_peer: most of a large
+  // flood must be deferred (new_member_budget.hpp).
+  const std::size_t count = 50 + static_cast<std::size_t>(draw_.below(2951));
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t n = i / 2;
+    const std::string host = i % 2 == 0 ? cat("1.0.", std::to_string(n / 250), ".", std::to_string(n % 250 + 1))
+                                        : cat("198.51.", std::to_string(100 + n / 250), ".", std::to_string(n % 250 + 1));
+    const MemberStatus status = draw_.below(2) == 0 ? MemberStatus::joining : MemberStatus::up;
+    fakes.push_back(Member{MemberId{NodeAddress{host, 7000}, Incarnation{1 + draw_.below(std::uint64_t{1} << 20)}}, status});
+  }
+  std::sort(fakes.begin(), fakes.end(), [](const Member& a, const Member& b) { return a.address() < b.address(); });
+  what = "gossip inventing members";
+  gossip_as_insider(fakes);
+}
+
+void RogueScript::gossip_as_insider(std::vector<Member> records) {
   // Without a key a stranger's frames wait for a dial to its address
   // (membership/dial_backs.hpp), so the insider names a member there: the
   // victim, in the life the target holds (the hello is the identity).
@@ -226,7 +247,7 @@ void RogueScript::gossip_as_insider(const Member& record) {
   }
   (void)wire::append_frame(bytes, hello_);
   wire::GossipState forged;
-  forged.members.push_back(record);
+  forged.members = std::move(records);
   forged.seen.assign(seen_bytes_for(forged.members.size()), 0);
   const wire::GossipDelta forged_delta{1, forged.members, {}, {}};
   if (!authenticated_) {
@@ -350,7 +371,7 @@ void RogueScript::keyless_join() {
 void RogueScript::squat() {
   named = victim;
   what = "gossip squatting an address no member holds at 2^62";
-  gossip_as_insider(Member{MemberId{*victim, Incarnation{std::uint64_t{1} << 62}}, MemberStatus::up});
+  gossip_as_insider({Member{MemberId{*victim, Incarnation{std::uint64_t{1} << 62}}, MemberStatus::up}});
 }
 
 void RogueScript::impersonate() {
@@ -474,6 +495,12 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
     }
     claims_.push_back(Claim{f.nodes[1], *script.claim, who, due, bound, disturbed(sim.now())});
   }
+  if (!script.fakes.empty()) {
+    const Duration bound = compute_bounds(k->config(), sim.size()).vouch;
+    const std::size_t may_take = std::size_t{2} * k->config().max_new_members_per_peer;
+    inventions_.push_back(
+        Invention{std::move(script.fakes), who, sim.now() + bound, bound, disturbed(sim.now()), may_take});
+  }
 }
 
 void TrustBoundary::corrupt(Simulator& sim, const Fault& f) {
@@ -484,6 +511,7 @@ void TrustBoundary::corrupt(Simulator& sim, const Fault& f) {
 
 void TrustBoundary::check(const Simulator& sim, std::vector<std::string>& failures) {
   check_claims(sim, failures);
+  check_inventions(sim, failures);
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (sim.now() < it->due) {
       ++it;
@@ -521,6 +549,7 @@ void TrustBoundary::on_fault(const Fault& f, Instant now) {
     case Fault::Kind::rogue: return;  // traffic and single links: the bound holds through them
   }
   for (Claim& c : claims_) c.excused = true;
+  for (Invention& i : inventions_) i.excused = true;
 }
 
 // W4: by its due time every running node holds the victim in its own
@@ -553,6 +582,52 @@ void TrustBoundary::check_claims(const Simulator& sim, std::vector<std::string>&
     }
   }
   std::erase_if(claims_, [&](const Claim& c) { return c.due <= sim.now(); });
+}
+
+// W5: no node ever moves an invented joiner up (nothing vouches for it),
+// the cluster takes in no more inventions than one peer may bring (both
+// judged throughout), and by its due time every running node holds every
+// invented member down, removed or not at all. The second is not judged if a fault that disturbs
+// gossip fell in the wait: a leader cut off from the rest downs them late.
+void TrustBoundary::check_inventions(const Simulator& sim, std::vector<std::string>& failures) {
+  for (const Invention& inv : inventions_) {
+    const bool due = inv.due <= sim.now();
+    std::string live;
+    std::size_t held = 0;
+    std::vector<bool> taken(inv.fakes.size(), false);  // by some node, at any status
+    for (std::size_t n = 1; n <= sim.size(); ++n) {
+      const Kernel* k = sim.kernel(n);
+      if (k == nullptr || k->is_shut_down()) continue;
+      for (std::size_t i = 0; i < inv.fakes.size(); ++i) {
+        const Member& fake = inv.fakes[i];
+        // This invention's life: a later rogue may invent the address again.
+        const Member* m = k->members().find(fake.address());
+        if (m != nullptr && m->id == fake.id) taken[i] = true;
+        if (m == nullptr || m->id != fake.id || !is_live_status(m->status)) continue;
+        if (fake.status == MemberStatus::joining && m->status == MemberStatus::up) {
+          failures.push_back(cat("W5: ", inv.who, ": ", node_name(n), " moved invented member ", fake.id.to_string(),
+                                 " up"));
+          return;
+        }
+        if (due && held++ == 0) live = cat(node_name(n), " holds ", m->id.to_string(), " ", to_string(m->status));
+      }
+    }
+    if (const auto in = static_cast<std::size_t>(std::count(taken.begin(), taken.end(), true)); in > inv.may_take) {
+      failures.push_back(cat("W5: ", inv.who, ": ", std::to_string(in), " of ", std::to_string(inv.fakes.size()),
+                             " invented members taken in, new from one peer (at most ", std::to_string(inv.may_take),
+                             ": max_new_members_per_peer in each of two gossip intervals)"));
+      return;
+    }
+    if (!due || inv.excused) continue;
+    if (held == 0) {
+      count(judged_, Check::w5_fakes);
+    } else {
+      failures.push_back(cat("W5: ", inv.who, ": ", std::to_string(held), " invented member record(s) of ",
+                             std::to_string(inv.fakes.size()), " still live ", std::to_string(inv.bound.ms()),
+                             " ms later (T_vouch); first: ", live));
+    }
+  }
+  std::erase_if(inventions_, [&](const Invention& i) { return i.due <= sim.now(); });
 }
 
 }  // namespace weft::sim

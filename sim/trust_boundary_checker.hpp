@@ -14,9 +14,17 @@
 // cannot tell it from the node's own word; the node refutes it with a life
 // above the claim, so by T_refute every node holds it live above the claim.
 //
+// W5: an insider's gossip inventing members (records of addresses no
+// process holds) stalls nothing: the inventions are vouched for by no
+// member (kernel/membership/vouched_lives.hpp), so no node moves one up,
+// and the leader downs them all, so by T_vouch every node holds them down.
+// A join meanwhile is judged by M6 as if they were not there (the rogue is
+// no fault to it).
+//
 // Judged: "W3 rogue peers" (rogues whose target handled them), "W3 corrupt
 // streams" (damaged writes whose reader ran and closed the link), "W4
-// refutations" (claims due with every node running through T_refute).
+// refutations" (claims due with every node running through T_refute), "W5
+// invented members" (inventions due with no disturbance in the wait).
 #pragma once
 
 #include <cstddef>
@@ -58,13 +66,26 @@ class TrustBoundary {
     Duration bound;
     bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
   };
+  // W5: members a rogue invented, to be down everywhere by `due`.
+  struct Invention {
+    std::vector<Member> fakes;  // in address order, as sent
+    std::string who;
+    Instant due;
+    Duration bound;
+    bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
+    // The most the cluster may take in: the target's max_new_members_per_peer
+    // for each of the two windows the rogue's state and delta may fall in.
+    std::size_t may_take = 0;
+  };
   void check_claims(const Simulator& sim, std::vector<std::string>& failures);
+  void check_inventions(const Simulator& sim, std::vector<std::string>& failures);
   bool disturbed(Instant now) const { return cut_ || now < disturbed_until_; }
   Judged* judged_;
   bool cut_ = false;          // a cut or partition not yet healed
   Instant disturbed_until_;   // the end of the last flap, spike or pause
   std::vector<Pending> pending_;
   std::vector<Claim> claims_;
+  std::vector<Invention> inventions_;
   std::uint64_t rogues_ = 0;
 };
 

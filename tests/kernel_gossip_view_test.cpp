@@ -53,14 +53,23 @@ class ViewTest : public ::testing::Test {
 
   // n1's state: members 1..60, up but n2 (joining) and those listed down;
   // seen by all when nobody is down, so n2 has nothing to spread.
+  // A state not seen by all is preceded by one, every member joining, that
+  // all have seen: each member is vouched for (vouched_lives.hpp) and so a
+  // peer, though no one else has seen the state that moves them up.
   void tell_state(const std::set<int>& down = {}, bool seen_by_all = true) {
+    if (!seen_by_all) tell_state_of(down, /*seen_by_all=*/true, /*all_joining=*/true);
+    tell_state_of(down, seen_by_all, /*all_joining=*/false);
+  }
+
+  void tell_state_of(const std::set<int>& down, bool seen_by_all, bool all_joining) {
     std::vector<Member> members;
     std::vector<std::uint8_t> seen(seen_bytes_for(ids_.size()), 0);  // bits over members, in address order
     for (const auto& [address, id] : ids_) {
       const int n = number(id);
-      const MemberStatus status = n == 2 ? MemberStatus::joining
-                                         : (down.count(n) != 0 ? MemberStatus::down : MemberStatus::up);
-      const bool holds = (down.empty() && seen_by_all) || n == 1;
+      const MemberStatus status = n == 2 || (all_joining && n != 1)
+                                      ? MemberStatus::joining
+                                      : (down.count(n) != 0 ? MemberStatus::down : MemberStatus::up);
+      const bool holds = (seen_by_all && (down.empty() || all_joining)) || n == 1;
       if (holds) seen[members.size() / 8] |= static_cast<std::uint8_t>(1U << (members.size() % 8));
       members.push_back(Member{id, status});
     }

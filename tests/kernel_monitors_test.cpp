@@ -40,12 +40,14 @@ std::vector<Member> all_up() {
 }
 
 // The whole cluster up; `observer` finds `unreachable` unreachable in its
-// row at `version` (an empty list withdraws).
+// row at `version` (an empty list withdraws). Every member has seen it, so
+// each is vouched for (vouched_lives.hpp) and stands on the ring.
 wire::GossipState state(const MemberId& observer, std::uint64_t version, std::vector<MemberId> unreachable) {
   wire::GossipState s;
   s.members = all_up();
   s.rows = {ReachabilityRow{observer, version, std::move(unreachable)}};
   s.seen.assign(seen_bytes_for(s.members.size()), 0);
+  for (std::size_t i = 0; i < s.members.size(); ++i) s.seen[i / 8] |= static_cast<std::uint8_t>(1U << (i % 8));
   return s;
 }
 

@@ -154,6 +154,26 @@ TEST(Judge, DownsAnUnreachableMemberWhenItsWaitEnds) {
   EXPECT_EQ(due.status, MemberStatus::down);
 }
 
+// A live record nothing vouches for (vouched_lives.hpp) is downed after
+// the longest wait, as one observer's word would be; evidence that comes
+// due sooner still decides; a vouched-for joiner is not held to it.
+TEST(Judge, DownsAMemberHeldUnvouchedForTheLongestWait) {
+  MemberStanding unvouched;
+  unvouched.unreachable = true;
+  unvouched.unvouched_since = at_ms(1000);
+  const LeaderMove early = actions_at(5999).judge(member(3, MemberStatus::joining), unvouched);
+  EXPECT_FALSE(early.status.has_value()) << "an unvouched joiner is not moved up";
+  EXPECT_EQ(early.down_due, at_ms(6000));
+  EXPECT_EQ(actions_at(6000).judge(member(3, MemberStatus::joining), unvouched).status, MemberStatus::down);
+  EXPECT_EQ(actions_at(6000).judge(member(3, MemberStatus::up), unvouched).status, MemberStatus::down);
+  MemberStanding both = unvouched;
+  both.evidence = marked_at(1500, 5, 5);  // every observer: the floor, 0.5 s
+  EXPECT_EQ(actions_at(2000).judge(member(3, MemberStatus::up), both).status, MemberStatus::down);
+  MemberStanding self = unvouched;
+  self.is_self = true;
+  EXPECT_FALSE(actions_at(60'000).judge(member(1, MemberStatus::up), self).status.has_value());
+}
+
 TEST(Judge, NeverDownsItselfNorUnderDowningOff) {
   MemberStanding self = unreachable_since(0, 5, 5);
   self.is_self = true;

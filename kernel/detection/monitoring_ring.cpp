@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "kernel/assert.hpp"
+#include "kernel/membership/in_step.hpp"
 #include "kernel/membership/member_table.hpp"
 
 namespace weft {
@@ -14,12 +15,17 @@ std::uint64_t MonitoringRing::key(const NodeAddress& address) {
   return fingerprint_u64(fingerprint_bytes(7, address.host.data(), address.host.size()), address.port);
 }
 
-void MonitoringRing::update(std::span<const Member> members) {
+void MonitoringRing::update(std::span<const Member> members, std::span<const MemberId> left_off) {
   // Most state changes leave the live members as they were: one walk tells.
+  // Both walks go along left_off too (one walk each, both in id order).
+  auto skip = left_off.begin();
+  const auto on_ring = [&](const Member& m) {
+    return is_live_status(m.status) && find_in_step(skip, left_off.end(), m.id) == nullptr;
+  };
   std::size_t live = 0;
   auto member = members.begin();
   for (; member != members.end(); ++member) {
-    if (!is_live_status(member->status)) continue;
+    if (!on_ring(*member)) continue;
     if (live >= ids_.size() || ids_[live] != member->id) break;
     ++live;
   }
@@ -32,7 +38,7 @@ void MonitoringRing::update(std::span<const Member> members) {
   auto old = ids_.begin() + static_cast<std::ptrdiff_t>(live);
   for (; member != members.end(); ++member) {
     const Member& m = *member;
-    if (!is_live_status(m.status)) continue;
+    if (!on_ring(m)) continue;
     if (old != ids_.end() && *old == m.id) {  // the common case: still on the ring
       ++old;
       continue;

@@ -48,8 +48,9 @@ class MonitoringRing {
   static std::uint64_t key(const NodeAddress& address);
 
   // Brings the ring to the live members of `members`, which must be in
-  // address order (a MemberTable's records).
-  void update(std::span<const Member> members);
+  // address order (a MemberTable's records), but those in `left_off`
+  // (sorted by MemberId).
+  void update(std::span<const Member> members, std::span<const MemberId> left_off = {});
 
   std::size_t size() const { return ids_.size(); }
   // The ring's members in address order.

@@ -43,13 +43,16 @@ LeaderActions::LeaderActions(const Config& config, Round round)
 
 LeaderMove LeaderActions::judge(const Member& member, const MemberStanding& standing) const {
   LeaderMove move;
-  if (is_live_status(member.status) && !standing.is_self && standing.evidence && downing_) {
-    const Instant due = standing.evidence->unreachable_since + down_wait(*standing.evidence);
-    if (round_.now >= due) {
+  if (is_live_status(member.status) && !standing.is_self && downing_) {
+    // Unreachable by the rows, down after the wait the evidence earns;
+    // vouched for by nothing, after the longest wait, as one observer's word.
+    if (standing.evidence) move.down_due = standing.evidence->unreachable_since + down_wait(*standing.evidence);
+    if (standing.unvouched_since) move.down_due = std::min(move.down_due, *standing.unvouched_since + longest_);
+    if (move.down_due != Instant::never() && round_.now >= move.down_due) {
       move.status = MemberStatus::down;
+      move.down_due = Instant::never();
       return move;
     }
-    move.down_due = due;
   }
   if (member.status == MemberStatus::down) {
     if (standing.down_since && round_.now - *standing.down_since >= remove_after_down_) {

@@ -89,6 +89,9 @@ struct MemberStanding {
   bool unreachable = false;               // in the leader's reachability view
   std::optional<DownEvidence> evidence;   // while the leader has it unreachable since some instant
   std::optional<Instant> down_since;      // when the leader learnt it was down
+  // Since when the leader has held this live record with no evidence of
+  // the member (vouched_lives.hpp); such a member is also `unreachable`.
+  std::optional<Instant> unvouched_since;
 };
 
 // What the leader does to one member now.

@@ -1501,6 +1501,115 @@ def case_strangers(c, ctl):
 
 
 
+# --- Invented members (issue 34, case 2): a peer past the handshake
+# gossips records of members no process is. Nothing vouches for them (no
+# handshake, no seen bit; docs/membership.md, "Vouching"), so they count
+# for nothing a node decides and the leader downs them within T_vouch.
+
+
+def fakes(c, count):
+    """`count` invented member records on loopback addresses where nothing
+    listens: half at 127.0.N.0, which sorts below every node (the lowest live
+    address is the leader), half at 127.0.N.200; joining and up alternately."""
+    records = []
+    for i in range(count):
+        host = f"127.0.{c.net}.{0 if i % 2 == 0 else 200}"
+        port = 10000 + i // 2
+        records.append(weftwire.member(host, port, 1 + (i * 7919) % (1 << 20), weftwire.UP if i % 4 < 2 else
+                                       weftwire.JOINING))
+    return records
+
+
+def invented_live(c, nodes):
+    """(how many invented records some node of `nodes` holds live, the first
+    as text): a record at an address of no node that is not down or removed."""
+    real = {n.address for n in c.nodes}
+    held, first = 0, None
+    for n in nodes:
+        view = n.view()
+        if view is None:
+            return None, f"n{n.index} gave no view"
+        for m in view["members"]:
+            if m["address"] not in real and m["status"] not in ("down", "removed"):
+                held += 1
+                first = first or f"n{n.index} holds {m['address']}#{m['incarnation']} {m['status']}"
+    return held, first
+
+
+NEW_MEMBERS_PER_PEER = 1000  # kernel/config.hpp's default
+
+
+def invented_held(n):
+    """How many records at an address of no node `n`'s view holds, at any
+    status (the flood was taken in, not dropped unread)."""
+    view = n.view() or {"members": []}
+    return sum(1 for m in view["members"] if m["address"].startswith(f"127.0.") and
+               int(m["address"].rsplit(":", 1)[1]) >= 10000)
+
+
+def flood_then_restart(c, count, b):
+    """A stranger tells n2 `count` invented members in one gossip_state;
+    n3 is killed and restarted at once. n3 must be up everywhere within
+    T_vouch (a quiet restart takes a fraction of a second; before vouching
+    200 inventions made it 50.7 s), and every invented record down, removed
+    or gone in every view within T_vouch of the flood plus a second of
+    polling. Returns (join, clear) seconds."""
+    n1, n2, n3 = c.nodes[0], c.nodes[1], c.nodes[2]
+    wire_errors = n2.metric('weft_links_closed_total{reason="wire_error"}', missing=None)
+    # Without a key a stranger's frames wait for n2's dial to the address its
+    # hello named (kernel/membership/dial_backs.hpp): the insider names n1, a
+    # member, in the life n2 holds.
+    n1_host, n1_port = n1.address.split(":")
+    n1_life = n2.member_required(n1, "before the flood")["incarnation"]
+    stranger = weftwire.Dialer(n2.address, c.name, n1_host, int(n1_port), n1_life)
+    deferred_before = n2.metric("weft_new_members_deferred_total")
+    held_before = invented_held(n2)  # an earlier flood's, at the same addresses
+    sent = stranger.send(weftwire.gossip_state(fakes(c, count)))
+    t0 = time.monotonic()
+    c.wait(f"n2 taking some of the {count} inventions", lambda: invented_held(n2) > held_before, 5.0)
+    # One peer brings at most max_new_members_per_peer new members a
+    # gossip_interval (kernel/membership/new_member_budget.hpp): the rest of
+    # the one frame is deferred, and nobody sends it again.
+    took = invented_held(n2) - held_before
+    deferred = int(n2.metric("weft_new_members_deferred_total") - deferred_before)
+    assert took <= NEW_MEMBERS_PER_PEER and deferred == count - held_before - took, (
+        f"n2 took {took} of {count - held_before} new inventions from one frame and deferred {deferred} "
+        f"(max_new_members_per_peer {NEW_MEMBERS_PER_PEER})")
+    n3.kill()
+    n3.start()
+    join = c.wait(f"after {count} inventions, the restarted n3 up everywhere", c.all_up(), b["T_vouch"])
+    bound = b["T_vouch"] + 1.0
+    clear, last = None, None
+    while time.monotonic() - t0 < bound:
+        held, first = invented_live(c, c.nodes)
+        if held == 0:
+            clear = time.monotonic() - t0
+            break
+        last = f"{held} live, first: {first}"
+        time.sleep(0.2)
+    print(f"{count} inventions ({len(sent):,} bytes) told n2 (it took {took} new, deferred {deferred}): n3 restarted and up everywhere {join:.2f} s later; "
+          f"every invention down everywhere {'never' if clear is None else f'{clear:.2f} s'} after the flood "
+          f"(T_vouch {b['T_vouch']:.2f} s)")
+    assert clear is not None, f"inventions still live {bound:.1f} s after the flood: {last}"
+    problems = link_problems(c, stranger, wire_errors)
+    assert not problems, "; ".join(problems)
+    return join, clear
+
+
+def case_fake_members(c, ctl):
+    """Issue 34, case 2: 200 inventions (a restart took 50.7 s), then 20,000
+    in one frame (they took about 33 minutes to clear). Each: the restarted
+    node up everywhere within T_vouch, every invention down everywhere within
+    T_vouch, the stranger's link kept; and the leader is always a node."""
+    converge(c, 3)
+    b = c.bounds()
+    assert "T_vouch" in b, f"weftd --check-config prints no T_vouch: {b}"
+    for count in (200, 20000):
+        flood_then_restart(c, count, b)
+        leaders = {n.view()["leader"] for n in c.nodes}
+        assert leaders <= {n.address for n in c.nodes}, f"a leader that is no node: {leaders}"
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 SIZES = {"tombstones": 4, "five_converge": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4, "tls_dialer_plaintext": 4,
          "tls_expired": 5, "auth_replayed_proof": 2, "auth_wrong_proof": 2}

@@ -205,5 +205,41 @@ TEST(ThreeKernels, WithoutTheMemoryAPrunedTombstoneComesBack) {
   EXPECT_EQ(a.refused, 0u);
 }
 
+// Six nodes joining through n1 with a budget of one new member per peer per
+// gossip_interval (new_member_budget.hpp): every joiner takes the table one
+// record at a time from each peer, the rest deferred, and still converges
+// because honest gossip repeats what it was not answered.
+std::optional<Duration> six_join(std::uint32_t cap, std::uint64_t& deferred) {
+  Harness h(6, [&](Config& c) { c.max_new_members_per_peer = cap; });
+  const auto took = h.advance_until(
+      [&] {
+        for (std::size_t subject = 1; subject <= 6; ++subject) {
+          if (!h.all_see_status({1, 2, 3, 4, 5, 6}, subject, kUp)) return false;
+        }
+        for (std::size_t n = 1; n <= 6; ++n) {
+          if (!h.node(n).converged()) return false;
+        }
+        return true;
+      },
+      Duration::seconds(30));
+  deferred = 0;
+  for (std::size_t n = 1; n <= 6; ++n) deferred += h.node(n).counters().new_members_deferred;
+  return took;
+}
+
+TEST(ThreeKernels, JoinsConvergeWhenNewMembersAreCapped) {
+  std::uint64_t deferred = 0;
+  std::uint64_t deferred_by_default = 0;
+  const std::optional<Duration> capped = six_join(1, deferred);
+  const std::optional<Duration> by_default = six_join(Config{}.max_new_members_per_peer, deferred_by_default);
+  ASSERT_TRUE(capped.has_value()) << "all six up and converged within 30 s at a cap of 1";
+  ASSERT_TRUE(by_default.has_value());
+  EXPECT_GT(deferred, 0U) << "the cap was reached";
+  EXPECT_EQ(deferred_by_default, 0U);
+  std::printf("six nodes up and converged: %lld ms at a cap of 1 (%llu records deferred), %lld ms at the default\n",
+              static_cast<long long>(capped->ms()), static_cast<unsigned long long>(deferred),
+              static_cast<long long>(by_default->ms()));
+}
+
 }  // namespace
 }  // namespace weft::testing
