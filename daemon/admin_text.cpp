@@ -201,6 +201,9 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
   counter("weft_forgotten_lives_refused_total",
           "Of those, records of a life whose tombstone this node pruned: a peer still holding it, or a forger.",
           c.forgotten_lives_refused);
+  counter("weft_rows_refuted_total",
+          "Reachability rows under this node's name that it never wrote: refuted by rewriting its own above them.",
+          c.rows_refuted);
   counter("weft_new_members_deferred_total",
           "Records of addresses new to this node past the max_new_members_per_peer its sender may bring in a "
           "gossip_interval: left for the sender's next gossip.",

@@ -89,6 +89,9 @@ struct Mutations {
                                       //     nothing of it, so a peer still holding it hands it back
   bool vouching_off = false;          // W5: every gossiped record counts as evidence of a member
                                       //     (vouched_lives.hpp), so invented members stall joins
+  bool row_refutation_off = false;    // W4: a node drops a reachability row under its own name that it
+                                      //     never wrote but does not rewrite its own above it
+                                      //     (row_claims.hpp), so the forged row stays in every other table
   bool ingest_uncapped = false;       // W5: a peer brings in as many new members as it names
                                       //     (new_member_budget.hpp): one frame fills every table
 

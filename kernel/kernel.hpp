@@ -63,6 +63,7 @@
 #include "kernel/membership/reachability.hpp"
 #include "kernel/membership/seen_set.hpp"
 #include "kernel/membership/new_member_budget.hpp"
+#include "kernel/membership/row_claims.hpp"
 #include "kernel/membership/tombstones.hpp"
 #include "kernel/membership/vouched_lives.hpp"
 #include "kernel/prng.hpp"
@@ -113,6 +114,9 @@ struct KernelCounters {
   // Hellos whose dialer held a life of this node's address above its own
   // (wire::Hello::held_incarnation): heard as claims to refute.
   std::uint64_t held_lives_heard = 0;
+  // Reachability rows under this node's life that it did not write
+  // (membership/row_claims.hpp): refuted by rewriting its own above them.
+  std::uint64_t rows_refuted = 0;
   // Gossip answers not sent because all they would repeat is a record this
   // node refused: sent, the peer would answer with the record again.
   std::uint64_t gossip_replies_withheld = 0;

@@ -447,10 +447,23 @@ std::vector<NodeAddress> Kernel::take_in(const NodeAddress& from, std::vector<Me
   // Rows of observers whose life is over here are not taken back: pruned
   // rows would otherwise circulate between nodes that prune at different
   // moments, and every return would reset convergence.
+  // Only an observer writes its row (membership/row_claims.hpp): one under
+  // this node's life that it did not write is refuted, not taken.
+  std::optional<std::uint64_t> claimed_row;
   for (const ReachabilityRow& row : rows) {
-    if (!is_gone(row.observer)) incoming_rows.merge(row);
+    if (is_gone(row.observer)) continue;
+    switch (judge_row(row, reachability_.row(row.observer), self_, config_.max_incarnation_jump)) {
+      case RowVerdict::take: incoming_rows.merge(row); break;
+      case RowVerdict::refute:
+        if (config_.mutations.row_refutation_off) break;  // dropped here, left standing everywhere else
+        claimed_row = std::max(claimed_row.value_or(0), row.version);
+        ++counters_.rows_refuted;
+        break;
+      case RowVerdict::refuse: ++counters_.ingest_rejected; break;
+    }
   }
-  const bool rows_changed = reachability_.merge(incoming_rows);
+  if (claimed_row) reachability_.rewrite_above(self_, *claimed_row);
+  const bool rows_changed = reachability_.merge(incoming_rows) || claimed_row.has_value();
   if (members_changed) emit_member_changes(before);
   if (members_changed || rows_changed) on_state_changed();
   return refused;

@@ -74,6 +74,10 @@ struct Fault {
     // W5: an insider's gossip inventing 50 to 1000 members, joining and up,
     // some below every node's address (the leader's election) and some above.
     fake_members,
+    // W4: an insider's gossip holding a reachability row under a third
+    // member's name (its observer) that claims nodes[1] unreachable; the
+    // observer must refute it, and nodes[1] must not be downed for it.
+    forged_unreachable,
   };
   Kind kind = Kind::crash;
   Duration at;                     // from the start of the run

@@ -78,6 +78,7 @@ constexpr MutationFlag kMutationFlags[] = {
     // short one (tombstone-ttl) sees a tombstone dropped.
     {{"tombstone_echo", "M8", "took back", "tombstones.scenario"}, &Mutations::tombstone_echo},
     {{"vouching_off", "W5", "(T_vouch)"}, &Mutations::vouching_off},
+    {{"row_refutation_off", "W4", "forged row"}, &Mutations::row_refutation_off},
     {{"ingest_uncapped", "W5", "new from one peer"}, &Mutations::ingest_uncapped},
 };
 
@@ -162,6 +163,7 @@ std::string_view to_string(Fault::Rogue rogue) {
     case Fault::Rogue::keyless_join: return "keyless-join";
     case Fault::Rogue::squat: return "squat";
     case Fault::Rogue::fake_members: return "fake-members";
+    case Fault::Rogue::forged_unreachable: return "forged-unreachable";
   }
   return "?";
 }
@@ -264,7 +266,8 @@ constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage,        Fault::Rogue::
                                     Fault::Rogue::replayed_proof, Fault::Rogue::unproven,
                                     Fault::Rogue::forged_incarnation, Fault::Rogue::forged_leaving,
                                     Fault::Rogue::reflected_proof, Fault::Rogue::keyless_join,
-                                    Fault::Rogue::squat,          Fault::Rogue::fake_members};
+                                    Fault::Rogue::squat,          Fault::Rogue::fake_members,
+                                    Fault::Rogue::forged_unreachable};
 constexpr AuthMode kAuthModes[] = {AuthMode::off, AuthMode::shared, AuthMode::rotating};
 
 // The rogues that impersonate (or forge a record of) an honest node.
@@ -645,7 +648,7 @@ bool parse_damage(LineReader& r, Fault& f, std::string_view kind) {
 bool parse_rogue(LineReader& r, Fault& f) {
   r.form = "at <time> rogue nN garbage|wrong-cluster|keyless-join|fake-members, or rogue nN "
            "stale-incarnation|implausible-incarnation|forged-row|wrong-key|replayed-proof|unproven|"
-           "forged-incarnation|forged-leaving|reflected-proof|squat nM";
+           "forged-incarnation|forged-leaving|reflected-proof|squat|forged-unreachable nM";
   f.kind = Fault::Kind::rogue;
   if (!r.node_into(f.nodes)) return false;
   const std::string_view what = r.take();

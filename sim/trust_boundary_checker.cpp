@@ -51,6 +51,8 @@ class RogueScript {
   Simulator::RogueAnswer answer;      // sent after the target's hello, if any
   std::optional<CloseReason> expected;  // how the target must close the link; none: kept
   std::optional<Member> claim;          // W4: a claim the target takes and the victim must refute
+  std::optional<ReachabilityRow> row;   // W4: a row forged under `observer`, who must refute it
+  std::optional<NodeAddress> observer;
   std::optional<NodeAddress> named;     // an address the rogue's hello named that must not join
   std::vector<Member> fakes;            // W5: members invented, in address order
   const char* what = "";
@@ -70,10 +72,11 @@ class RogueScript {
   void keyless_join();
   void squat();
   void fake_members();
+  void forged_unreachable();
   // A stranger's hello, then `records` (in address order) as a whole state
   // with no seen bits and again as a delta (both paths in meet the same
   // guards); on authenticated links an insider, who proves itself first.
-  void gossip_as_insider(std::vector<Member> records);
+  void gossip_as_insider(std::vector<Member> records, std::vector<ReachabilityRow> rows = {});
   // On authenticated links the handshake rogues claim to be the victim at
   // its known incarnation, which is neither stale nor implausible: only the
   // proof can refuse them. Unauthenticated, nothing could refuse that claim
@@ -102,6 +105,7 @@ class RogueScript {
   wire::Hello hello_;
   std::string reply_host_;  // holds the host of the target's hello for prove()
   MemberId insider_;        // whom an unauthenticated insider's hello names (hello_ views it)
+  std::vector<NodeAddress> nodes_;  // every simulated node's address, by number - 1
 };
 
 RogueScript::RogueScript(const Simulator& sim, const Kernel& target, const Fault& f, Prng draw)
@@ -109,6 +113,7 @@ RogueScript::RogueScript(const Simulator& sim, const Kernel& target, const Fault
       target_(target),
       authenticated_(target.config().auth.enabled()),
       draw_(draw) {
+  for (std::size_t n = 1; n <= sim.size(); ++n) nodes_.push_back(sim.address(n));
   if (const std::vector<std::uint8_t>* tapped = victim ? sim.tapped_opening(f.nodes[1], f.nodes[0]) : nullptr) {
     recording_ = *tapped;
   }
@@ -160,6 +165,11 @@ bool RogueScript::write(Fault::Rogue kind) {
       }
       return true;  // its frames are written there
     case Fault::Rogue::fake_members: fake_members(); return true;
+    case Fault::Rogue::forged_unreachable:
+      // A live victim, and a third member to forge the row under.
+      if (!before || !is_live_status(before->status)) return false;
+      forged_unreachable();
+      return row.has_value();
   }
   if (kind != Fault::Rogue::garbage) (void)wire::append_frame(bytes, hello_);
   return true;
@@ -229,7 +239,25 @@ void RogueScript::fake_members() {
   gossip_as_insider(fakes);
 }
 
-void RogueScript::gossip_as_insider(std::vector<Member> records) {
+// A row under the first live node the target holds that is neither it nor
+// the victim (a node, not an invented member: it must be able to refute),
+// claiming the victim unreachable a few versions past the row the target
+// holds of that observer.
+void RogueScript::forged_unreachable() {
+  for (const Member& m : target_.members().members()) {
+    if (m.address() == target_.self().address || m.address() == *victim || !is_live_status(m.status)) continue;
+    if (std::find(nodes_.begin(), nodes_.end(), m.address()) == nodes_.end()) continue;
+    const ReachabilityRow* held = target_.reachability().row(m.id);
+    row = ReachabilityRow{m.id, (held != nullptr ? held->version : 0) + 1 + draw_.below(1024), {before->id}};
+    observer = m.address();
+    break;
+  }
+  if (!row) return;  // no third member: nobody to forge the row under
+  what = "gossip holding a row that claims the victim unreachable";
+  gossip_as_insider({}, {*row});
+}
+
+void RogueScript::gossip_as_insider(std::vector<Member> records, std::vector<ReachabilityRow> rows) {
   // Without a key a stranger's frames wait for a dial to its address
   // (membership/dial_backs.hpp), so the insider names a member there: the
   // victim, in the life the target holds (the hello is the identity).
@@ -248,8 +276,9 @@ void RogueScript::gossip_as_insider(std::vector<Member> records) {
   (void)wire::append_frame(bytes, hello_);
   wire::GossipState forged;
   forged.members = std::move(records);
+  forged.rows = std::move(rows);
   forged.seen.assign(seen_bytes_for(forged.members.size()), 0);
-  const wire::GossipDelta forged_delta{1, forged.members, {}, {}};
+  const wire::GossipDelta forged_delta{1, forged.members, forged.rows, {}};
   if (!authenticated_) {
     (void)wire::append_frame(bytes, forged);
     (void)wire::append_frame(bytes, forged_delta);
@@ -495,6 +524,16 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
     }
     claims_.push_back(Claim{f.nodes[1], *script.claim, who, due, bound, disturbed(sim.now())});
   }
+  if (script.row) {
+    const Duration bound = compute_bounds(k->config(), sim.size()).refute;
+    std::size_t observer = 0;
+    for (std::size_t n = 1; n <= sim.size(); ++n) {
+      if (sim.address(n) == *script.observer) observer = n;
+    }
+    WEFT_ASSERT(observer != 0);  // forged_unreachable() picks a node
+    row_claims_.push_back(
+        RowClaim{observer, f.nodes[1], *script.row, who, sim.now() + bound, bound, disturbed(sim.now())});
+  }
   if (!script.fakes.empty()) {
     const Duration bound = compute_bounds(k->config(), sim.size()).vouch;
     const std::size_t may_take = std::size_t{2} * k->config().max_new_members_per_peer;
@@ -511,6 +550,7 @@ void TrustBoundary::corrupt(Simulator& sim, const Fault& f) {
 
 void TrustBoundary::check(const Simulator& sim, std::vector<std::string>& failures) {
   check_claims(sim, failures);
+  check_row_claims(sim, failures);
   check_inventions(sim, failures);
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (sim.now() < it->due) {
@@ -549,6 +589,7 @@ void TrustBoundary::on_fault(const Fault& f, Instant now) {
     case Fault::Kind::rogue: return;  // traffic and single links: the bound holds through them
   }
   for (Claim& c : claims_) c.excused = true;
+  for (RowClaim& c : row_claims_) c.excused = true;
   for (Invention& i : inventions_) i.excused = true;
 }
 
@@ -582,6 +623,40 @@ void TrustBoundary::check_claims(const Simulator& sim, std::vector<std::string>&
     }
   }
   std::erase_if(claims_, [&](const Claim& c) { return c.due <= sim.now(); });
+}
+
+// W4, rows: by its due time no running node holds the forged row (its
+// observer rewrote its own above it, row_claims.hpp), and no node holds
+// the victim's life down. Judged only while the observer runs in the life
+// the row was forged under, and not if a fault that disturbs gossip fell
+// in the wait.
+void TrustBoundary::check_row_claims(const Simulator& sim, std::vector<std::string>& failures) {
+  for (const RowClaim& c : row_claims_) {
+    if (c.due > sim.now() || c.excused) continue;
+    const Kernel* observer = sim.kernel(c.observer);
+    const Kernel* victim = sim.kernel(c.victim);
+    if (observer == nullptr || observer->is_shut_down() || observer->self() != c.row.observer) continue;
+    std::string held;
+    for (std::size_t n = 1; n <= sim.size(); ++n) {
+      const Kernel* k = sim.kernel(n);
+      if (k == nullptr || k->is_shut_down()) continue;
+      const ReachabilityRow* r = k->reachability().row(c.row.observer);
+      if (r != nullptr && *r == c.row) held += cat(" ", node_name(n));
+      if (victim == nullptr || victim->is_shut_down()) continue;
+      const Member* m = k->members().find(victim->self().address);
+      if (m != nullptr && m->id == victim->self() && m->status == MemberStatus::down) {
+        held += cat(" ", node_name(n), " (holds the victim down)");
+      }
+    }
+    if (held.empty()) {
+      count(judged_, Check::w4_refutations);
+    } else {
+      failures.push_back(cat("W4: ", c.who, ": forged row of ", c.row.observer.to_string(), " v",
+                             std::to_string(c.row.version), " not refuted ", std::to_string(c.bound.ms()),
+                             " ms later (T_refute):", held));
+    }
+  }
+  std::erase_if(row_claims_, [&](const RowClaim& c) { return c.due <= sim.now(); });
 }
 
 // W5: no node ever moves an invented joiner up (nothing vouches for it),

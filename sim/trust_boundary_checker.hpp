@@ -66,6 +66,17 @@ class TrustBoundary {
     Duration bound;
     bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
   };
+  // W4: a row forged under `observer`'s life, to be gone from every table,
+  // and `victim` not downed, by `due`.
+  struct RowClaim {
+    std::size_t observer = 0;
+    std::size_t victim = 0;
+    ReachabilityRow row;
+    std::string who;
+    Instant due;
+    Duration bound;
+    bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
+  };
   // W5: members a rogue invented, to be down everywhere by `due`.
   struct Invention {
     std::vector<Member> fakes;  // in address order, as sent
@@ -78,6 +89,7 @@ class TrustBoundary {
     std::size_t may_take = 0;
   };
   void check_claims(const Simulator& sim, std::vector<std::string>& failures);
+  void check_row_claims(const Simulator& sim, std::vector<std::string>& failures);
   void check_inventions(const Simulator& sim, std::vector<std::string>& failures);
   bool disturbed(Instant now) const { return cut_ || now < disturbed_until_; }
   Judged* judged_;
@@ -85,6 +97,7 @@ class TrustBoundary {
   Instant disturbed_until_;   // the end of the last flap, spike or pause
   std::vector<Pending> pending_;
   std::vector<Claim> claims_;
+  std::vector<RowClaim> row_claims_;
   std::vector<Invention> inventions_;
   std::uint64_t rogues_ = 0;
 };

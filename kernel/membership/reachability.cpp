@@ -3,6 +3,7 @@
 #include "kernel/membership/reachability.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "kernel/assert.hpp"
 #include "kernel/membership/member_table.hpp"
@@ -72,6 +73,12 @@ bool ReachabilityTable::mark_reachable(const MemberId& observer, const MemberId&
   WEFT_ASSERT(!std::binary_search(r.unreachable.begin(), r.unreachable.end(), subject));
   ++r.version;
   return true;
+}
+
+void ReachabilityTable::rewrite_above(const MemberId& observer, std::uint64_t claimed) {
+  WEFT_ASSERT(claimed < std::numeric_limits<std::uint64_t>::max());
+  ReachabilityRow& r = row_for(observer);
+  r.version = std::max(r.version, claimed) + 1;
 }
 
 bool ReachabilityTable::merge(const ReachabilityRow& incoming) {

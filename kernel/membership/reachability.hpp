@@ -43,6 +43,9 @@ class ReachabilityTable {
   // The observer's own changes; true if its view changed (and its version rose).
   bool mark_unreachable(const MemberId& observer, const MemberId& subject);
   bool mark_reachable(const MemberId& observer, const MemberId& subject);
+  // The observer's own row, unchanged, rewritten at a version above `claimed`
+  // (row_claims.hpp): it then wins every merge against the claim.
+  void rewrite_above(const MemberId& observer, std::uint64_t claimed);
 
   // Merges one row / a whole table; true if this table changed.
   bool merge(const ReachabilityRow& row);

@@ -1610,6 +1610,64 @@ def case_fake_members(c, ctl):
         assert leaders <= {n.address for n in c.nodes}, f"a leader that is no node: {leaders}"
 
 
+FORGED_ROW_WATCH = 10.0  # twice down_after_unreachable: the leader's wait on one observer's word
+
+
+def case_forged_unreachable(c, ctl):
+    """Issue 43, case 2: one reachability row under n3's name claiming n2
+    unreachable, gossiped to n2 by an insider (hello as n3). Only an
+    observer writes its row (kernel/membership/row_claims.hpp): n3 refutes
+    it by rewriting its own above it, and for FORGED_ROW_WATCH seconds (the
+    leader waits down_after_unreachable on one observer's word) no view
+    holds n2 down or removed, and no log says so. Before, the leader downed
+    and removed n2 (4.1 s)."""
+    converge(c, 3)
+    n1, n2, n3 = c.nodes
+    n3_host, n3_port = n3.address.split(":")
+    n2_host, n2_port = n2.address.split(":")
+    n3_life = n2.member_required(n3, "before the forge")["incarnation"]
+    n2_life = n2.member_required(n2, "before the forge")["incarnation"]
+    wire_errors = n2.metric('weft_links_closed_total{reason="wire_error"}', missing=None)
+    refuted_before = n3.metric("weft_rows_refuted_total")
+    stranger = weftwire.Dialer(n2.address, c.name, n3_host, int(n3_port), n3_life)
+    forged = weftwire.row((n3_host, int(n3_port), n3_life), 1000, [(n2_host, int(n2_port), n2_life)])
+    stranger.send(weftwire.gossip_state([], rows=[forged]))
+    t0 = time.monotonic()
+    seen_unreachable, cleared, downed = None, None, []
+    while time.monotonic() - t0 < FORGED_ROW_WATCH:
+        now = time.monotonic() - t0
+        flagged = False
+        for n in c.nodes:
+            view = n.view()
+            record = next((m for m in (view or {"members": []})["members"] if m["address"] == n2.address), None)
+            if record is None:
+                continue
+            if record["status"] in ("down", "removed"):
+                downed.append(f"n{n.index} holds n2 {record['status']} {now:.2f} s after the forge")
+            flagged = flagged or record.get("unreachable", False)
+        if flagged and seen_unreachable is None:
+            seen_unreachable = now
+        if not flagged and seen_unreachable is not None and cleared is None:
+            cleared = now
+        time.sleep(0.05)
+    refuted = n3.metric("weft_rows_refuted_total") - refuted_before
+    print(f"forged row (n3 claims n2 unreachable, v1000) told n2: n2 seen unreachable "
+          f"{'never' if seen_unreachable is None else f'from {seen_unreachable:.2f} s'}"
+          f"{'' if cleared is None else f' until {cleared:.2f} s'} after the forge; n3 refuted {refuted:.0f} row(s); "
+          f"n2 down or removed in {len(downed)} poll(s) of the views over {FORGED_ROW_WATCH:.0f} s")
+    problems = []
+    if downed:
+        problems.append("; ".join(downed[:3]))
+    if logs := logged(c, n2, ("down", "removed")):
+        problems.append("n2 was logged down or removed:\n    " + "\n    ".join(logs))
+    if refuted < 1:
+        problems.append(f"n3 refuted no row (weft_rows_refuted_total +{refuted:.0f})")
+    if seen_unreachable is not None and cleared is None:
+        problems.append(f"n2 still unreachable in some view {FORGED_ROW_WATCH:.0f} s after the forge")
+    problems += link_problems(c, stranger, wire_errors)
+    assert not problems, "; ".join(problems)
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 SIZES = {"tombstones": 4, "five_converge": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4, "tls_dialer_plaintext": 4,
          "tls_expired": 5, "auth_replayed_proof": 2, "auth_wrong_proof": 2}
