@@ -293,6 +293,8 @@ class Kernel {
   // New evidence may have vouched for members: the views, the ring and the
   // gossip targets follow (vouched_lives.hpp).
   void on_vouching_changed();
+  // Monitors and the reachability view, recomputed until they agree.
+  void settle_monitors();
   void update_excused_view();
 
   // kernel_membership.cpp: join, gossip, applying the leader's moves, rejoin

@@ -152,17 +152,7 @@ void Kernel::start_membership() {
 
 void Kernel::on_state_changed() {
   (void)vouched_.refresh(members_, self_, now_);
-  refresh_monitors();
-  update_reachability_view();
-  // The walk passes unreachable members, so a new view can move this
-  // node's monitors. It settles in one more pass: a subject dropped from the
-  // walk lies past the k-th reachable member, so withdrawing this node's
-  // mark on it (which may change the view again) leaves the walk as it is.
-  for (int pass = 0; ring_view_ != unreachable_view_; ++pass) {
-    WEFT_ASSERT(pass < 2);
-    refresh_monitors();
-    update_reachability_view();
-  }
+  settle_monitors();
   digest_ = combined_digest(members_, reachability_);
   seen_.reset(members_, self_);
   hasten_gossip(converged());
@@ -246,6 +236,15 @@ void Kernel::on_vouching_changed() {
   if (!started_ || !vouched_.refresh(members_, self_, now_)) return;
   gossip_targets_.valid = false;
   const ReachabilityTable rows_before = reachability_;
+  settle_monitors();
+  if (!(reachability_ == rows_before)) on_state_changed();
+}
+
+// The walk passes unreachable members, so a new view can move this node's
+// monitors. It settles in one more pass: a subject dropped from the walk
+// lies past the k-th reachable member, so withdrawing this node's mark on
+// it (which may change the view again) leaves the walk as it is.
+void Kernel::settle_monitors() {
   refresh_monitors();
   update_reachability_view();
   for (int pass = 0; ring_view_ != unreachable_view_; ++pass) {
@@ -253,7 +252,6 @@ void Kernel::on_vouching_changed() {
     refresh_monitors();
     update_reachability_view();
   }
-  if (!(reachability_ == rows_before)) on_state_changed();
 }
 
 void Kernel::emit_member_changes(const std::vector<Member>& before) {

@@ -662,8 +662,9 @@ void TrustBoundary::check_row_claims(const Simulator& sim, std::vector<std::stri
 // W5: no node ever moves an invented joiner up (nothing vouches for it),
 // the cluster takes in no more inventions than one peer may bring (both
 // judged throughout), and by its due time every running node holds every
-// invented member down, removed or not at all. The second is not judged if a fault that disturbs
-// gossip fell in the wait: a leader cut off from the rest downs them late.
+// invented member down, removed or not at all. The last is not judged if a
+// fault that disturbs gossip fell in the wait: a leader cut off from the
+// rest downs them late.
 void TrustBoundary::check_inventions(const Simulator& sim, std::vector<std::string>& failures) {
   for (const Invention& inv : inventions_) {
     const bool due = inv.due <= sim.now();

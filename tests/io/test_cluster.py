@@ -317,6 +317,22 @@ def link_snapshot(n):
     return snap
 
 
+def settled_snapshots(nodes, quiet=0.5, limit=5.0):
+    """Every node's link_snapshot once none moved over `quiet` s (at most
+    `limit` s): after the views agree, a node may still dial a monitor it
+    has just vouched for (kernel/membership/vouched_lives.hpp), and a
+    baseline taken before that would blame the attack for the dial."""
+    deadline = time.monotonic() + limit
+    last = {n.index: link_snapshot(n) for n in nodes}
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = {n.index: link_snapshot(n) for n in nodes}
+        if now == last:
+            return now
+        last = now
+    return last
+
+
 def records(view):
     return sorted((m["address"], m["incarnation"], m["status"], m["unreachable"]) for m in view["members"])
 
@@ -344,7 +360,7 @@ class Hostile:
         self.c, self.ctl, self.attack, self.honest = c, ctl, attack, list(honest)
         self.target = self.honest[0]
         self.host, self.port = self.target.address.split(":")
-        self.before = {n.index: link_snapshot(n) for n in self.honest}
+        self.before = settled_snapshots(self.honest)
         self.views_before = [records(n.view_required(f"before {attack}")) for n in self.honest]
         assert all(v == self.views_before[0] for v in self.views_before), \
             f"the views differ before {attack}: {self.views_before}"
