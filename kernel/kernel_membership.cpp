@@ -335,14 +335,15 @@ MemberTable Kernel::accept_records(const NodeAddress& from, std::vector<Member>&
   for (Member& m : records) {
     const Member* held = find_in_step(known, mine.end(), m.address(), &Member::address);
     const bool is_new = held == nullptr && m.address() != self_.address;
-    if (is_new && added == may_add && accept_record(m, held, newest)) {
+    const bool plausible = accept_record(m, held, newest);
+    if (plausible && is_new && added == may_add) {
       // Plausible, but past what `from` may add this interval: left for
       // its next gossip (membership/new_member_budget.hpp).
       ++counters_.new_members_deferred;
       refused.push_back(m.address());
       continue;
     }
-    if (accept_record(m, held, newest)) {
+    if (plausible) {
       if (is_new) ++added;
       accepted.push_back(std::move(m));
       continue;
