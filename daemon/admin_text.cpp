@@ -204,6 +204,18 @@ Snapshot make_snapshot(const Kernel& k, const io::DriverStats& driver, const Ask
   counter("weft_rows_refuted_total",
           "Reachability rows under this node's name that it never wrote: refuted by rewriting its own above them.",
           c.rows_refuted);
+  counter("weft_downs_held_total",
+          "Downs of a member this node holds live, heard with no reachability row behind them: held for the "
+          "member to refute, and sent to it.",
+          c.downs_held);
+  counter("weft_downs_refuted_total",
+          "Downs of this node's own life with no evidence that it was cut off: refuted with a new life, under "
+          "on_downed = shut_down too.",
+          c.downs_refuted);
+  counter("weft_lives_above_clock_total",
+          "Gossiped lives more than incarnation_clock_skew above this node's estimate of the wall clock: refused, "
+          "never refuted.",
+          c.lives_above_clock);
   counter("weft_new_members_deferred_total",
           "Records of addresses new to this node past the max_new_members_per_peer its sender may bring in a "
           "gossip_interval: left for the sender's next gossip.",

@@ -148,6 +148,7 @@ const std::vector<Entry>& entries() {
          return true;
        }},
       {{"max_incarnation_jump", kCount}, whole(&Config::max_incarnation_jump)},
+      {{"incarnation_clock_skew", kDuration}, duration(&Config::incarnation_clock_skew)},
       {{"max_new_members_per_peer", kCount}, whole(&Config::max_new_members_per_peer)},
       {{"max_frame_bytes", kCount}, whole(&Config::max_frame_bytes)},
       {{"max_outbound_user_bytes", kCount}, whole(&Config::max_outbound_user_bytes)},
@@ -397,9 +398,13 @@ DaemonConfig default_config() {
   c.kernel.self = NodeAddress{"127.0.0.1", 7000};
   // A restart must take a larger incarnation than any life before it: the
   // wall clock in milliseconds does, unless the clock steps back.
-  c.kernel.incarnation = Incarnation{static_cast<std::uint64_t>(
+  const auto wall_ms = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count())};
+          .count());
+  c.kernel.incarnation = Incarnation{wall_ms};
+  // The same reading bounds the lives peers may claim: the clock plus
+  // incarnation_clock_skew (kernel/membership/life_ceiling.hpp).
+  c.kernel.start_wall_ms = wall_ms;
   return c;
 }
 

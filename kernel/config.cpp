@@ -26,6 +26,9 @@ class Problems {
   void positive(Duration d, const char* field) {
     require(d > Duration::zero(), field, "must be positive (got " + duration_text(d) + ")");
   }
+  void not_negative(Duration d, const char* field) {
+    require(d >= Duration::zero(), field, "must not be negative (got " + duration_text(d) + ")");
+  }
   std::vector<std::string> take() { return std::move(lines_); }
 
  private:
@@ -38,6 +41,18 @@ PhiParameters Config::phi_parameters() const {
   return PhiParameters{phi_threshold, phi_min_std_deviation, phi_acceptable_pause,
                        phi_max_sample_size, heartbeat_interval};
 }
+
+namespace {
+
+// The actor runtime's knobs (mailboxes, dispatch, asks).
+void validate_actors(const Config& c, Problems& p) {
+  p.require(c.mailbox_capacity >= 1, "mailbox_capacity", "must be at least 1");
+  p.require(c.dispatch_batch >= 1, "dispatch_batch", "must be at least 1");
+  p.require(c.dispatch_budget >= c.dispatch_batch, "dispatch_budget", "must be at least dispatch_batch");
+  p.require(c.max_pending_asks >= 1, "max_pending_asks", "must be at least 1");
+}
+
+}  // namespace
 
 std::vector<std::string> Config::validate() const {
   Problems p;
@@ -64,7 +79,7 @@ std::vector<std::string> Config::validate() const {
   p.require(phi_threshold >= 1.0 && phi_threshold <= 100.0, "phi_threshold",
             "must be 1..100; 8 suits a LAN, 10-12 a cloud network");
   p.positive(phi_min_std_deviation, "phi_min_std_deviation");
-  p.require(phi_acceptable_pause >= Duration::zero(), "phi_acceptable_pause", "must not be negative");
+  p.not_negative(phi_acceptable_pause, "phi_acceptable_pause");
   p.require(phi_max_sample_size >= 2 && phi_max_sample_size <= 100'000, "phi_max_sample_size",
             "must be 2..100000 (1000 is typical)");
   p.positive(liveness_window, "liveness_window");
@@ -86,6 +101,7 @@ std::vector<std::string> Config::validate() const {
   p.require(tombstone_ttl > remove_after_down, "tombstone_ttl",
             "must exceed remove_after_down so a removed member is not revived by late gossip");
   p.require(max_incarnation_jump > 0, "max_incarnation_jump", "must be positive");
+  p.not_negative(incarnation_clock_skew, "incarnation_clock_skew");
   p.require(max_frame_bytes >= 4096 && max_frame_bytes <= (1U << 30), "max_frame_bytes",
             "must be 4 KiB..1 GiB; it bounds memory per link and must fit the gossip of a full table");
   p.require(max_outbound_user_bytes >= max_frame_bytes, "max_outbound_user_bytes",
@@ -103,10 +119,7 @@ std::vector<std::string> Config::validate() const {
             "must be 1..1000000 (1024 is typical)");
   p.require(!auth.enabled() || auth.mac != nullptr, "auth.mac",
             "must be set when auth.keys is not empty (drivers pass auth/hmac_sha256.hpp's hmac_sha256)");
-  p.require(mailbox_capacity >= 1, "mailbox_capacity", "must be at least 1");
-  p.require(dispatch_batch >= 1, "dispatch_batch", "must be at least 1");
-  p.require(dispatch_budget >= dispatch_batch, "dispatch_budget", "must be at least dispatch_batch");
-  p.require(max_pending_asks >= 1, "max_pending_asks", "must be at least 1");
+  validate_actors(*this, p);
   return p.take();
 }
 
@@ -152,6 +165,7 @@ std::string Config::to_string() const {
          line("forgotten_lives", std::to_string(forgotten_lives)) +
          line("on_downed", on_downed == OnDowned::rejoin ? "rejoin" : "shut_down") +
          line("max_incarnation_jump", std::to_string(max_incarnation_jump)) +
+         line("incarnation_clock_skew", duration_text(incarnation_clock_skew)) +
          line("max_new_members_per_peer", std::to_string(max_new_members_per_peer)) +
          line("max_frame_bytes", std::to_string(max_frame_bytes)) +
          line("max_outbound_user_bytes", std::to_string(max_outbound_user_bytes)) +

@@ -94,6 +94,12 @@ struct Mutations {
                                       //     (row_claims.hpp), so the forged row stays in every other table
   bool ingest_uncapped = false;       // W5: a peer brings in as many new members as it names
                                       //     (new_member_budget.hpp): one frame fills every table
+  bool down_hold_off = false;         // W4: a down of a live member is taken as soon as it is heard,
+                                      //     with no row behind it (down_claims.hpp), so one forged
+                                      //     record downs a member everywhere
+  bool incarnation_clock_off = false; // W4: a life above the clock plus incarnation_clock_skew is taken
+                                      //     (life_ceiling.hpp), so a forger's claims walk a member's
+                                      //     incarnation as far as max_incarnation_jump allows
 
   bool any() const { return *this != Mutations{}; }
   friend bool operator==(const Mutations&, const Mutations&) = default;
@@ -151,6 +157,15 @@ struct Config {
   // Ingest guard: an incarnation more than this far above the one known for
   // an address is implausible (memberlist#358) and rejected.
   std::uint64_t max_incarnation_jump = 1ULL << 40;
+  // Incarnations are start times in ms (weftd): the wall clock in ms when
+  // this node started, read by its driver; 0 (the simulator's default): the
+  // lives count from 1 and no clock bounds them. A life more than
+  // incarnation_clock_skew above this node's estimate of the clock (this
+  // plus the monotonic time since its start) is implausible and refused
+  // (membership/life_ceiling.hpp), so a member's refutations raise its
+  // incarnation no faster than the clock.
+  std::uint64_t start_wall_ms = 0;
+  Duration incarnation_clock_skew = Duration::seconds(3600);
   // Records of addresses new to this node that one peer may bring in per
   // gossip_interval (membership/new_member_budget.hpp); the rest wait for
   // the sender's next gossip. A joiner takes a cluster of this many members

@@ -18,6 +18,7 @@ Kernel::Kernel(Config config, std::uint64_t seed)
       dial_backs_(config_.max_pending_handshakes),
       new_members_(config_.max_new_members_per_peer, config_.gossip_interval),
       vouched_(config_.mutations.vouching_off),
+      life_ceiling_(config_.start_wall_ms, config_.incarnation_clock_skew),
       fresh_detector_(config_.phi_parameters()),
       asks_(config_.max_pending_asks, first_ask_id(config_.incarnation)) {
   WEFT_ASSERT(config_.validate().empty());
@@ -34,6 +35,7 @@ void Kernel::advance(Instant now) {
   if (!started_) {
     started_ = true;
     now_ = now;
+    life_ceiling_.start(now);
     start_membership();
     return;
   }

@@ -58,7 +58,9 @@
 #include "kernel/events.hpp"
 #include "kernel/links/link_table.hpp"
 #include "kernel/membership/dial_backs.hpp"
+#include "kernel/membership/down_claims.hpp"
 #include "kernel/membership/leader_actions.hpp"
+#include "kernel/membership/life_ceiling.hpp"
 #include "kernel/membership/member_table.hpp"
 #include "kernel/membership/reachability.hpp"
 #include "kernel/membership/seen_set.hpp"
@@ -117,6 +119,17 @@ struct KernelCounters {
   // Reachability rows under this node's life that it did not write
   // (membership/row_claims.hpp): refuted by rewriting its own above them.
   std::uint64_t rows_refuted = 0;
+  // Downs of a life this node holds live, heard with no row marking it
+  // unreachable (membership/down_claims.hpp): held for their subject to
+  // refute, and sent to it. Counted once per claim.
+  std::uint64_t downs_held = 0;
+  // Downs of this node's own life with no evidence that it was cut off:
+  // refuted with a new life, under on_downed = shut_down too.
+  std::uint64_t downs_refuted = 0;
+  // Gossiped lives above this node's estimate of the clock plus
+  // incarnation_clock_skew (membership/life_ceiling.hpp): refused, never
+  // refuted. (A hello above it closes its link implausible_incarnation.)
+  std::uint64_t lives_above_clock = 0;
   // Gossip answers not sent because all they would repeat is a record this
   // node refused: sent, the peer would answer with the record again.
   std::uint64_t gossip_replies_withheld = 0;
@@ -147,6 +160,9 @@ class Kernel {
   // Whether a handshake here established `life` or a newer life of its
   // address: first-hand, where a gossiped record is hearsay.
   bool proven(const MemberId& life) const;
+  // The highest life this node finds plausible now (membership/
+  // life_ceiling.hpp); none without Config::start_wall_ms.
+  std::optional<std::uint64_t> life_ceiling() const { return life_ceiling_.at(now_); }
   const ReachabilityTable& reachability() const { return reachability_; }
   // Every live member this node counts as reachable holds exactly this
   // node's state (the seen set covers them).
@@ -314,12 +330,26 @@ class Kernel {
   // `known`: our record of its address; `newest`: the highest incarnation
   // in our table (a record of an address we hold nothing of is judged
   // against it: an implausible squat).
-  bool accept_record(const Member& incoming, const Member* known, Incarnation newest) const;
+  // `rows`: the rows that came with it (a row marking this node is evidence
+  // that a down of it may be real).
+  bool accept_record(const Member& incoming, const Member* known, Incarnation newest,
+                     std::span<const ReachabilityRow> rows = {}) const;
   Incarnation newest_incarnation() const;
   // Records `from` sent: those the ingest guard or `from`'s budget of new
   // members refuses are left out and named in `refused`.
+  // A down without evidence is held (membership/down_claims.hpp): named in
+  // `refused`, and in `to_subjects` the first time it is heard. `rows`:
+  // the rows that came with the records.
   MemberTable accept_records(const NodeAddress& from, std::vector<Member>&& records,
-                             std::vector<NodeAddress>& refused);
+                             std::span<const ReachabilityRow> rows, std::vector<NodeAddress>& refused,
+                             std::vector<Member>& to_subjects);
+  // A row held here or in `rows` marks `life` unreachable, or nothing here
+  // vouches for it: a down of it needs no wait for its subject.
+  bool down_has_evidence(const MemberId& life, std::span<const ReachabilityRow> rows) const;
+  // This node heard its own life down, with `rows`: was it cut off (down_claims.hpp)?
+  bool was_cut_off(std::span<const ReachabilityRow> rows) const;
+  // A life above the clock plus incarnation_clock_skew (life_ceiling.hpp).
+  bool above_clock(std::uint64_t incarnation) const;
   // A refused record about this node that another process may not make:
   // notes the life a refutation must rise above.
   void note_claim_about_self(const Member& claim);
@@ -472,6 +502,12 @@ class Kernel {
   // Lives this node has evidence of (vouched_lives.hpp); the live records
   // it has none for count for nothing it decides.
   VouchedLives vouched_;
+  DownClaims down_claims_;                       // downs held for their subject to refute
+  LifeCeiling life_ceiling_;                     // the highest plausible life: the clock plus skew
+  // The last instant this node held another member unreachable, took
+  // another member's down, or noticed a pause of its own: evidence that a
+  // down of its own life may be real (was_cut_off).
+  std::optional<Instant> last_disturbed_;
   // unreachable_view_ and vouched_.view() together, sorted: the members
   // convergence and the leader's election pass over.
   std::vector<MemberId> excused_view_;

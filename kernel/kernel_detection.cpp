@@ -216,6 +216,7 @@ void Kernel::forgive_own_pause() {
   // This node was paused (a long gap between its own inputs): the silence of
   // its peers during that gap is its own, not theirs (F3).
   mark(Mark::self_pause_forgiven);
+  last_disturbed_ = now_;  // a down of this node heard after a pause may be real
   for (auto& [subject, monitor] : monitors_) {
     monitor.detector.forgive_silence(now_);
     monitor.silence.forget();

@@ -104,7 +104,14 @@ std::optional<CloseReason> Kernel::check_hello(const wire::Hello& hello) const {
   if (hello.address.host == self_.address.host && hello.address.port == self_.address.port) {
     return CloseReason::self_connection;
   }
-  if (const Member* known = members_.find(hello.address.to_owned())) {
+  const Member* known = members_.find(hello.address.to_owned());
+  if ((known == nullptr || hello.incarnation > known->incarnation().value) && above_clock(hello.incarnation)) {
+    // A life above the clock plus incarnation_clock_skew: a forged hello, or
+    // a process whose clock runs ahead of this node's by more than the skew
+    // (membership/life_ceiling.hpp; weftd logs the close with the fix).
+    return CloseReason::implausible_incarnation;
+  }
+  if (known != nullptr) {
     // Older than a life this node has heard first-hand: an old process.
     // Older only than hearsay (a record gossiped, perhaps forged, of a
     // life no link has shown), the hello is the better word: refused, the

@@ -210,6 +210,7 @@ void Kernel::update_reachability_view() {
       if (is_live(id.address)) events_.push_back(ReachabilityEvent{id, false});
     }
   }
+  if (!view.empty() || !unreachable_view_.empty()) last_disturbed_ = now_;
   unreachable_view_ = std::move(view);
   // Strictly increasing: is_unreachable() and the walks above binary-search it.
   WEFT_ASSERT(std::adjacent_find(unreachable_view_.begin(), unreachable_view_.end(),
@@ -263,7 +264,10 @@ void Kernel::emit_member_changes(const std::vector<Member>& before) {
     events_.push_back(MemberEvent{now_member, known, known ? was->status : MemberStatus::joining});
     const NodeAddress& address = now_member.address();
     tombstones_.changed(address);
-    if (now_member.status == MemberStatus::down) down_since_.emplace(address, now_);
+    if (now_member.status == MemberStatus::down) {
+      down_since_.emplace(address, now_);
+      if (address != self_.address) last_disturbed_ = now_;
+    }
     if (now_member.status == MemberStatus::removed) tombstones_.removed(address, now_);
     if (!is_live_status(now_member.status) && address != self_.address) {
       // S3: nothing waits on a member that is gone.
@@ -295,8 +299,13 @@ Incarnation Kernel::newest_incarnation() const {
   return newest;
 }
 
-bool Kernel::accept_record(const Member& incoming, const Member* known, Incarnation newest) const {
+bool Kernel::accept_record(const Member& incoming, const Member* known, Incarnation newest,
+                           std::span<const ReachabilityRow> rows) const {
   if (incoming.incarnation().value == 0) return false;
+  // A newer life above the clock, at any address (membership/life_ceiling.hpp).
+  if ((known == nullptr || incoming.incarnation() > known->incarnation()) && above_clock(incoming.incarnation().value)) {
+    return false;
+  }
   if (incoming.address() == self_.address) {
     // Only this process takes this address's incarnations, and only it
     // asks to leave: a newer life or a leave it never asked for is another
@@ -305,7 +314,13 @@ bool Kernel::accept_record(const Member& incoming, const Member* known, Incarnat
     if (incoming.incarnation() > self_.incarnation) return false;
     const bool unasked_leave = incoming.incarnation() == self_.incarnation && !leaving_ &&
                                (incoming.status == MemberStatus::leaving || incoming.status == MemberStatus::exiting);
-    return !unasked_leave || config_.mutations.claim_refutation_off;
+    if (unasked_leave && !config_.mutations.claim_refutation_off) return false;
+    // A down of this life while nothing cut it off: nobody could have
+    // decided it on rows, so it is refuted, not obeyed
+    // (membership/down_claims.hpp).
+    const bool refutable_down = incoming.incarnation() == self_.incarnation && !is_live_status(incoming.status) &&
+                                !leaving_ && !config_.mutations.down_hold_off && !was_cut_off(rows);
+    return !refutable_down;
   }
   // A life whose tombstone was dropped here is over, at any status
   // (membership/tombstones.hpp); a newer one is a new life.
@@ -321,7 +336,8 @@ bool Kernel::accept_record(const Member& incoming, const Member* known, Incarnat
 }
 
 MemberTable Kernel::accept_records(const NodeAddress& from, std::vector<Member>&& records,
-                                   std::vector<NodeAddress>& refused) {
+                                   std::span<const ReachabilityRow> rows, std::vector<NodeAddress>& refused,
+                                   std::vector<Member>& to_subjects) {
   // The records come sorted by address (the decoder requires it), so one
   // walk alongside our own table finds each one's known record.
   std::vector<Member> accepted;
@@ -335,13 +351,29 @@ MemberTable Kernel::accept_records(const NodeAddress& from, std::vector<Member>&
   for (Member& m : records) {
     const Member* held = find_in_step(known, mine.end(), m.address(), &Member::address);
     const bool is_new = held == nullptr && m.address() != self_.address;
-    const bool plausible = accept_record(m, held, newest);
+    const bool plausible = accept_record(m, held, newest, rows);
     if (plausible && is_new && added == may_add) {
       // Plausible, but past what `from` may add this interval: left for
       // its next gossip (membership/new_member_budget.hpp).
       ++counters_.new_members_deferred;
       refused.push_back(m.address());
       continue;
+    }
+    if (plausible && held != nullptr && held->id == m.id &&
+        (held->status == MemberStatus::joining || held->status == MemberStatus::up) && !is_live_status(m.status) &&
+        m.address() != self_.address && !config_.mutations.down_hold_off) {
+      // A down of a life held joining or up: taken on evidence here, else
+      // held for its subject to refute (membership/down_claims.hpp). One on
+      // its way out by its own leave is removed on no rows.
+      const Duration wait = compute_bounds(config_, members_.size()).refute;
+      switch (down_claims_.judge(m.id, down_has_evidence(m.id, rows), now_, wait)) {
+        case DownVerdict::take: break;
+        case DownVerdict::hold_first:
+          ++counters_.downs_held;
+          to_subjects.push_back(m);
+          [[fallthrough]];
+        case DownVerdict::hold: refused.push_back(m.address()); continue;
+      }
     }
     if (plausible) {
       if (is_new) ++added;
@@ -350,12 +382,48 @@ MemberTable Kernel::accept_records(const NodeAddress& from, std::vector<Member>&
     }
     ++counters_.ingest_rejected;
     if (held == nullptr && tombstones_.forgotten(m)) ++counters_.forgotten_lives_refused;
+    if ((held == nullptr || m.incarnation() > held->incarnation()) && above_clock(m.incarnation().value)) {
+      ++counters_.lives_above_clock;
+    }
     mark(Mark::ingest_guard);
-    if (m.address() == self_.address) note_claim_about_self(m);
+    if (m.address() == self_.address) {
+      if (!is_live_status(m.status)) ++counters_.downs_refuted;
+      note_claim_about_self(m);
+    }
     refused.push_back(m.address());
   }
   if (!config_.mutations.ingest_uncapped) new_members_.spend(from, now_, added);
   return MemberTable::from_sorted(std::move(accepted));
+}
+
+namespace {
+
+// A row in `rows` (the same frame as a down) marks `life` unreachable: the
+// leader gossips the rows it decided on with the down. One under `self`'s
+// life is not its word (row_claims.hpp).
+bool frame_marks(std::span<const ReachabilityRow> rows, const MemberId& life, const MemberId& self) {
+  return std::any_of(rows.begin(), rows.end(), [&](const ReachabilityRow& row) {
+    return row.observer.address != self.address &&
+           std::find(row.unreachable.begin(), row.unreachable.end(), life) != row.unreachable.end();
+  });
+}
+
+}  // namespace
+
+bool Kernel::down_has_evidence(const MemberId& life, std::span<const ReachabilityRow> rows) const {
+  if (!vouched_.holds(life)) return true;  // the leader downs what nothing vouches for, on no rows
+  return reachability_.is_unreachable(life) || frame_marks(rows, life, self_);
+}
+
+bool Kernel::above_clock(std::uint64_t incarnation) const {
+  return !config_.mutations.incarnation_clock_off && !life_ceiling_.allows(incarnation, now_);
+}
+
+bool Kernel::was_cut_off(std::span<const ReachabilityRow> rows) const {
+  CutOffEvidence evidence;
+  evidence.marked_unreachable = reachability_.is_unreachable(self_) || frame_marks(rows, self_, self_);
+  evidence.last_disturbed = unreachable_view_.empty() ? last_disturbed_ : std::optional<Instant>(now_);
+  return weft::was_cut_off(evidence, now_, compute_bounds(config_, members_.size()).heal);
 }
 
 void Kernel::note_claim_about_self(const Member& claim) {
@@ -367,6 +435,7 @@ void Kernel::note_claim_about_self(const Member& claim) {
   // refuting it would let a forger walk this node to the top of the range.
   if (claimed > mine && claimed - mine > config_.max_incarnation_jump) return;
   if (claimed == std::numeric_limits<std::uint64_t>::max()) return;  // no life above it
+  if (above_clock(claimed)) return;  // refused everywhere as well: nothing to refute (life_ceiling.hpp)
   if (config_.mutations.claim_refutation_off) return;
   refute_above_ = Incarnation{std::max(claimed, refute_above_ ? refute_above_->value : 0)};
 }
@@ -434,7 +503,8 @@ std::vector<NodeAddress> Kernel::take_in(const NodeAddress& from, std::vector<Me
                                          std::span<const ReachabilityRow> rows, MemberTable& incoming,
                                          ReachabilityTable& incoming_rows) {
   std::vector<NodeAddress> refused;
-  incoming = accept_records(from, std::move(records), refused);
+  std::vector<Member> to_subjects;
+  incoming = accept_records(from, std::move(records), rows, refused, to_subjects);
   std::vector<Member> before;  // filled only when the members change
   bool members_changed = false;
   if (config_.mutations.merge_order_dependent) {
@@ -465,6 +535,8 @@ std::vector<NodeAddress> Kernel::take_in(const NodeAddress& from, std::vector<Me
   const bool rows_changed = reachability_.merge(incoming_rows) || claimed_row.has_value();
   if (members_changed) emit_member_changes(before);
   if (members_changed || rows_changed) on_state_changed();
+  // Each held down goes to its subject once, which refutes it if alive.
+  for (const Member& down : to_subjects) send_delta(down.address(), std::span<const Member>(&down, 1), {});
   return refused;
 }
 
@@ -585,6 +657,8 @@ void Kernel::check_self_status() {
   if (me->status == MemberStatus::down || me->status == MemberStatus::removed) {
     // Downed while alive (M3: a live node never keeps itself down).
     if (config_.mutations.self_down_kept) return;
+    // Taken only with evidence that this node was cut off (accept_record
+    // refutes the rest).
     if (config_.on_downed == OnDowned::shut_down) {
       shut_down(true);
       return;
@@ -714,6 +788,10 @@ void Kernel::prune_gone() {
   }
   std::erase_if(stale_answers_, [&](const auto& entry) { return members_.find(entry.first) == nullptr; });
   vouched_.prune(members_);
+  down_claims_.prune([&](const MemberId& life) {
+    const Member* m = members_.find(life.address);
+    return m != nullptr && m->id == life && is_live_status(m->status);
+  });
   // Rows and entries about lives that are over.
   const bool rows_changed =
       reachability_.prune([&](const MemberId& id) { return is_gone(id); }, self_) > 0;

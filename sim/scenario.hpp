@@ -78,6 +78,16 @@ struct Fault {
     // member's name (its observer) that claims nodes[1] unreachable; the
     // observer must refute it, and nodes[1] must not be downed for it.
     forged_unreachable,
+    // W4: an insider's gossip claiming nodes[1] down in the life the target
+    // holds live, with no row behind it: the target holds it for nodes[1]
+    // to refute (kernel/membership/down_claims.hpp), and no node holds it
+    // down meanwhile.
+    forged_down,
+    // W4: an insider's gossip claiming nodes[1] live 2^30 lives above the
+    // target's clock ceiling (with `wall-clock`; else above its known
+    // life): refused as above the clock, so nodes[1] never climbs to it.
+    // Scenario files only.
+    far_claim,
   };
   Kind kind = Kind::crash;
   Duration at;                     // from the start of the run
@@ -112,6 +122,10 @@ struct Scenario {
   // keep the 1 h default, which no run reaches), so a run sees tombstones
   // dropped (M8).
   std::optional<Duration> tombstone_ttl;
+  // Set (scenario files only: `wall-clock <skew>`): incarnations are start
+  // times in ms and a life above a node's clock plus this skew is refused
+  // (SimOptions::wall_clock_skew; kernel/membership/life_ceiling.hpp).
+  std::optional<Duration> wall_clock_skew;
   std::vector<Mark> required_marks;  // the run fails unless each is hit
   // Clock drift per node, parts per million (index node - 1; empty: none).
   // A node at +500 sees 1.0005 s pass per simulated second.

@@ -411,17 +411,19 @@ void Draw::hostile_faults(Prng& draw, std::int64_t low, std::int64_t high) {
     const std::size_t a = pick();
     std::size_t b = pick();
     if (b == a) b = a % nodes_ + 1;
-    const std::int64_t kind = draw.between(0, 14);
+    const std::int64_t kind = draw.between(0, 15);
     if (kind <= 1) {
       s_.faults.push_back(make_fault(kind == 0 ? Fault::Kind::truncate : Fault::Kind::corrupt, at, {a, b}, {}));
       continue;
     }
     Fault f = make_fault(Fault::Kind::rogue, at, {a}, {});
-    // Every rogue up to forged_leaving, then keyless_join, fake_members and
-    // forged_unreachable (reflected_proof and squat: scenario files only).
+    // Every rogue up to forged_leaving, then keyless_join, fake_members,
+    // forged_unreachable and forged_down (reflected_proof and squat:
+    // scenario files only).
     f.rogue = kind == 12   ? Fault::Rogue::keyless_join
               : kind == 13 ? Fault::Rogue::fake_members
               : kind == 14 ? Fault::Rogue::forged_unreachable
+              : kind == 15 ? Fault::Rogue::forged_down
                            : static_cast<Fault::Rogue>(kind - 2);
     if (f.rogue != Fault::Rogue::garbage && f.rogue != Fault::Rogue::wrong_cluster &&
         f.rogue != Fault::Rogue::keyless_join && f.rogue != Fault::Rogue::fake_members) {

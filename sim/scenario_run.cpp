@@ -246,6 +246,7 @@ SimOptions ScenarioRun::options() {
   options.nodes = scenario_.nodes;
   options.network = scenario_.network;
   options.clock_ppm = scenario_.clock_ppm;
+  options.wall_clock_skew = scenario_.wall_clock_skew;
   options.tap_openings = std::any_of(scenario_.faults.begin(), scenario_.faults.end(), [](const Fault& f) {
     return f.kind == Fault::Kind::rogue && f.rogue == Fault::Rogue::replayed_proof;
   });

@@ -80,6 +80,11 @@ constexpr MutationFlag kMutationFlags[] = {
     {{"vouching_off", "W5", "(T_vouch)"}, &Mutations::vouching_off},
     {{"row_refutation_off", "W4", "forged row"}, &Mutations::row_refutation_off},
     {{"ingest_uncapped", "W5", "new from one peer"}, &Mutations::ingest_uncapped},
+    {{"down_hold_off", "W4", "forged down"}, &Mutations::down_hold_off},
+    // Generated seeds count lives from 1: only a scenario file's `wall-clock`
+    // bounds them by a clock.
+    {{"incarnation_clock_off", "W4", "above every node's clock", "far_claims.scenario"},
+     &Mutations::incarnation_clock_off},
 };
 
 // Mutations holds nothing but these flags: a new flag without a name fails here.
@@ -164,6 +169,8 @@ std::string_view to_string(Fault::Rogue rogue) {
     case Fault::Rogue::squat: return "squat";
     case Fault::Rogue::fake_members: return "fake-members";
     case Fault::Rogue::forged_unreachable: return "forged-unreachable";
+    case Fault::Rogue::forged_down: return "forged-down";
+    case Fault::Rogue::far_claim: return "far-claim";
   }
   return "?";
 }
@@ -205,6 +212,7 @@ std::string Scenario::to_text() const {
   if (auth != AuthMode::off) text += "auth " + std::string(to_string(auth)) + "\n";
   if (link_idle_timeout) text += "idle-links " + seconds_text(*link_idle_timeout) + "\n";
   if (tombstone_ttl) text += "tombstone-ttl " + seconds_text(*tombstone_ttl) + "\n";
+  if (wall_clock_skew) text += "wall-clock " + seconds_text(*wall_clock_skew) + "\n";
   for (Mark mark : required_marks) text += "require " + std::string(to_string(mark)) + "\n";
   for (std::size_t n = 0; n < clock_ppm.size(); ++n) {
     if (clock_ppm[n] != 0) {
@@ -267,7 +275,8 @@ constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage,        Fault::Rogue::
                                     Fault::Rogue::forged_incarnation, Fault::Rogue::forged_leaving,
                                     Fault::Rogue::reflected_proof, Fault::Rogue::keyless_join,
                                     Fault::Rogue::squat,          Fault::Rogue::fake_members,
-                                    Fault::Rogue::forged_unreachable};
+                                    Fault::Rogue::forged_unreachable, Fault::Rogue::forged_down,
+                                    Fault::Rogue::far_claim};
 constexpr AuthMode kAuthModes[] = {AuthMode::off, AuthMode::shared, AuthMode::rotating};
 
 // The rogues that impersonate (or forge a record of) an honest node.
@@ -648,7 +657,7 @@ bool parse_damage(LineReader& r, Fault& f, std::string_view kind) {
 bool parse_rogue(LineReader& r, Fault& f) {
   r.form = "at <time> rogue nN garbage|wrong-cluster|keyless-join|fake-members, or rogue nN "
            "stale-incarnation|implausible-incarnation|forged-row|wrong-key|replayed-proof|unproven|"
-           "forged-incarnation|forged-leaving|reflected-proof|squat|forged-unreachable nM";
+           "forged-incarnation|forged-leaving|reflected-proof|squat|forged-unreachable|forged-down|far-claim nM";
   f.kind = Fault::Kind::rogue;
   if (!r.node_into(f.nodes)) return false;
   const std::string_view what = r.take();
@@ -723,6 +732,14 @@ bool parse_tombstone_ttl(LineReader& r, Scenario& s) {
   return true;
 }
 
+bool parse_wall_clock(LineReader& r, Scenario& s) {
+  r.form = "wall-clock <skew>";
+  Duration skew;
+  if (!r.duration(skew) || !r.finish()) return false;
+  s.wall_clock_skew = skew;
+  return true;
+}
+
 bool parse_idle_links(LineReader& r, Scenario& s) {
   r.form = "idle-links <duration>";
   Duration timeout;
@@ -785,13 +802,14 @@ bool parse_at(LineReader& r, Scenario& s) {
 }
 
 // A line after the network line: a mutation, auth, idle-links,
-// tombstone-ttl, require, clock or fault.
+// tombstone-ttl, wall-clock, require, clock or fault.
 bool parse_body_line(LineReader& r, Scenario& s) {
   const std::string_view keyword = r.take();
   if (keyword == "mutation") return parse_mutation(r, s);
   if (keyword == "auth") return parse_auth(r, s);
   if (keyword == "idle-links") return parse_idle_links(r, s);
   if (keyword == "tombstone-ttl") return parse_tombstone_ttl(r, s);
+  if (keyword == "wall-clock") return parse_wall_clock(r, s);
   if (keyword == "require") return parse_require(r, s);
   if (keyword == "clock") return parse_clock(r, s);
   if (keyword == "at") return parse_at(r, s);
@@ -799,7 +817,7 @@ bool parse_body_line(LineReader& r, Scenario& s) {
     return r.fail("a second " + std::string(keyword) + " line; a scenario has one, at the top");
   }
   return r.fail("unknown line starting " + quoted(keyword) +
-                "; expected \"mutation <name>\", \"auth <mode>\", \"idle-links <duration>\", \"tombstone-ttl <duration>\", \"require <mark>\", "
+                "; expected \"mutation <name>\", \"auth <mode>\", \"idle-links <duration>\", \"tombstone-ttl <duration>\", \"wall-clock <skew>\", \"require <mark>\", "
                 "\"clock nN +250ppm\" or \"at <time> <fault>\"");
 }
 

@@ -189,6 +189,11 @@ const Kernel* Simulator::kernel(std::size_t node) const { return nodes_.at(node 
 bool Simulator::alive(std::size_t node) const { return nodes_.at(node - 1)->kernel != nullptr; }
 bool Simulator::paused(std::size_t node) const { return nodes_.at(node - 1)->paused_until > now_; }
 
+std::uint64_t Simulator::wall_ms(std::size_t node) const {
+  const Node& n = *nodes_.at(node - 1);
+  return kWallEpochMs + static_cast<std::uint64_t>((drifted(now_, n.clock_ppm) - Instant::epoch()).ms());
+}
+
 Config Simulator::node_config(std::size_t node, Incarnation incarnation) const {
   Config config;
   config.cluster_name = "sim";
@@ -734,10 +739,21 @@ void Simulator::restart(std::size_t node, bool fresh) {
   // Fresh, the start knows only the lives earlier starts drew (a start
   // clock), not those the kernel took since to refute a claim or rejoin.
   if (n.life > 1) n.incarnation = Incarnation{(fresh ? n.started : n.incarnation).value + 1};
+  // A start clock that reads the wall: its time in ms, unless the clock
+  // stood still (the rule above then keeps lives rising).
+  std::uint64_t start_wall = 0;
+  if (options_.wall_clock_skew) {
+    start_wall = wall_ms(node);
+    if (n.life == 1 || start_wall > n.incarnation.value) n.incarnation = Incarnation{start_wall};
+  }
   n.started = n.incarnation;
   n.paused_until = now_;
   n.tick_pending = false;
-  const Config config = node_config(node, n.incarnation);
+  Config config = node_config(node, n.incarnation);
+  if (options_.wall_clock_skew) {
+    config.start_wall_ms = start_wall;
+    config.incarnation_clock_skew = *options_.wall_clock_skew;
+  }
   n.kernel = std::make_unique<Kernel>(config, mix64(options_.seed ^ (node << 32) ^ n.incarnation.value));
   trace(node, "start " + MemberId{n.address, n.incarnation}.to_string(), n.life > 1);
   if (options_.on_start) options_.on_start(node, *n.kernel, drifted(now_, n.clock_ppm));

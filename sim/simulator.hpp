@@ -65,6 +65,11 @@ struct SimOptions {
   // Keep what tapped_opening() returns (a replaying rogue needs it); off,
   // nothing is kept.
   bool tap_openings = false;
+  // Set: incarnations are start times in ms, as weftd's are (kWallEpochMs
+  // plus the node's drifted virtual time at each start), every kernel is
+  // told that wall time (Config::start_wall_ms), and this is its
+  // incarnation_clock_skew. None: lives count from 1, unbounded by a clock.
+  std::optional<Duration> wall_clock_skew;
 };
 
 // One line of the trace, as the timeline shows it.
@@ -79,6 +84,12 @@ class Simulator {
   // Virtual time when every simulation starts; traces and timelines count
   // from it.
   static constexpr Instant kStart = Instant::from_ns(1'000'000'000);
+  // The wall clock in ms at virtual time zero, with wall_clock_skew set
+  // (2027-01-01, about weftd's incarnations today).
+  static constexpr std::uint64_t kWallEpochMs = 1'798'761'600'000;
+  // A node's wall clock in ms now (with wall_clock_skew set): what its
+  // start would read.
+  std::uint64_t wall_ms(std::size_t node) const;
 
   explicit Simulator(SimOptions options);
   ~Simulator();

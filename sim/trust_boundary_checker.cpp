@@ -54,6 +54,8 @@ class RogueScript {
   std::optional<ReachabilityRow> row;   // W4: a row forged under `observer`, who must refute it
   std::optional<NodeAddress> observer;
   std::optional<NodeAddress> named;     // an address the rogue's hello named that must not join
+  std::optional<Member> down;           // W4: a down forged of the victim's live life
+  std::optional<Member> far;            // W4: a life claimed of the victim far above the clock
   std::vector<Member> fakes;            // W5: members invented, in address order
   const char* what = "";
 
@@ -73,6 +75,8 @@ class RogueScript {
   void squat();
   void fake_members();
   void forged_unreachable();
+  void forged_down();
+  void far_claim();
   // A stranger's hello, then `records` (in address order) as a whole state
   // with no seen bits and again as a delta (both paths in meet the same
   // guards); on authenticated links an insider, who proves itself first.
@@ -170,6 +174,17 @@ bool RogueScript::write(Fault::Rogue kind) {
       if (!before || !is_live_status(before->status)) return false;
       forged_unreachable();
       return row.has_value();
+    case Fault::Rogue::forged_down:
+      // A live victim the target has no row against: a down with a row
+      // behind it is the leader's to take (down_claims.hpp).
+      if (!before || (before->status != MemberStatus::up && before->status != MemberStatus::joining)) return false;
+      if (target_.reachability().is_unreachable(before->id)) return false;
+      forged_down();
+      return true;  // its frames are written there
+    case Fault::Rogue::far_claim:
+      if (!before || (before->status != MemberStatus::up && before->status != MemberStatus::joining)) return false;
+      far_claim();
+      return true;  // its frames are written there
   }
   if (kind != Fault::Rogue::garbage) (void)wire::append_frame(bytes, hello_);
   return true;
@@ -209,7 +224,13 @@ void RogueScript::forged_row() {
 }
 
 void RogueScript::forged_incarnation() {
-  const std::uint64_t lives_on = 1 + draw_.below(std::uint64_t{1} << 20);
+  // Under a clock ceiling (life_ceiling.hpp), a claim the target takes: at
+  // most up to it.
+  std::uint64_t range = std::uint64_t{1} << 20;
+  if (const std::optional<std::uint64_t> ceiling = target_.life_ceiling()) {
+    range = std::min(range, *ceiling > known_incarnation_ ? *ceiling - known_incarnation_ : 1);
+  }
+  const std::uint64_t lives_on = 1 + draw_.below(range);
   claim = Member{MemberId{*victim, Incarnation{known_incarnation_ + lives_on}}, before->status};
   what = "gossip claiming the victim live in a newer life";
   gossip_as_insider({*claim});
@@ -255,6 +276,22 @@ void RogueScript::forged_unreachable() {
   if (!row) return;  // no third member: nobody to forge the row under
   what = "gossip holding a row that claims the victim unreachable";
   gossip_as_insider({}, {*row});
+}
+
+void RogueScript::forged_down() {
+  down = Member{before->id, MemberStatus::down};
+  what = "gossip claiming the victim down";
+  gossip_as_insider({*down});
+}
+
+// 2^30 lives above the target's clock ceiling (life_ceiling.hpp), within
+// max_incarnation_jump of the known life, so only the clock refuses it.
+void RogueScript::far_claim() {
+  const std::optional<std::uint64_t> ceiling = target_.life_ceiling();
+  far = Member{MemberId{*victim, Incarnation{ceiling.value_or(known_incarnation_) + (std::uint64_t{1} << 30)}},
+               before->status};
+  what = "gossip claiming the victim live 2^30 lives above the clock";
+  gossip_as_insider({*far});
 }
 
 void RogueScript::gossip_as_insider(std::vector<Member> records, std::vector<ReachabilityRow> rows) {
@@ -476,7 +513,10 @@ void judge_honest_links(const std::string& who, const Simulator::RogueOutcome& o
 // The victim's record in the target's view did not move.
 void judge_victim(const Simulator& sim, std::size_t target, const std::string& who, const RogueScript& script,
                   std::vector<std::string>& failures) {
-  if (!script.before || script.claim) return;  // a claim the target may take: W4 judges its refutation
+  // A claim the target may take, or a down it holds for the victim to
+  // refute (who may then rejoin in a new life): W4 judges them.
+  // A life far above the clock: W4 judges every table against the clock.
+  if (!script.before || script.claim || script.down || script.far) return;
   const std::optional<Member>& before = script.before;
   const Member* after = sim.kernel(target) ? sim.kernel(target)->members().find(*script.victim) : nullptr;
   if (after == nullptr || after->incarnation() != before->incarnation() ||
@@ -534,6 +574,19 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
     row_claims_.push_back(
         RowClaim{observer, f.nodes[1], *script.row, who, sim.now() + bound, bound, disturbed(sim.now())});
   }
+  // A victim that is not running (crashed, lost, paused) cannot refute: a
+  // real down of it may come in the wait.
+  if (script.down && sim.kernel(f.nodes[1]) != nullptr && !sim.kernel(f.nodes[1])->is_shut_down() &&
+      !sim.paused(f.nodes[1]) && sim.kernel(f.nodes[1])->self() == script.down->id) {
+    const Duration bound = compute_bounds(k->config(), sim.size()).refute;
+    down_claims_.push_back(
+        DownClaim{f.nodes[1], script.down->id, who, sim.now() + bound, bound, disturbed(sim.now())});
+    check_down_claims(sim, failures);  // the target judged it as it took the frames
+  }
+  if (script.far) {
+    far_claims_due_.push_back(sim.now() + compute_bounds(k->config(), sim.size()).refute);
+    check_clock(sim, failures);
+  }
   if (!script.fakes.empty()) {
     const Duration bound = compute_bounds(k->config(), sim.size()).vouch;
     const std::size_t may_take = std::size_t{2} * k->config().max_new_members_per_peer;
@@ -552,6 +605,8 @@ void TrustBoundary::check(const Simulator& sim, std::vector<std::string>& failur
   check_claims(sim, failures);
   check_row_claims(sim, failures);
   check_inventions(sim, failures);
+  check_down_claims(sim, failures);
+  check_clock(sim, failures);
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (sim.now() < it->due) {
       ++it;
@@ -591,6 +646,7 @@ void TrustBoundary::on_fault(const Fault& f, Instant now) {
   for (Claim& c : claims_) c.excused = true;
   for (RowClaim& c : row_claims_) c.excused = true;
   for (Invention& i : inventions_) i.excused = true;
+  for (DownClaim& c : down_claims_) c.excused = true;
 }
 
 // W4: by its due time every running node holds the victim in its own
@@ -704,6 +760,63 @@ void TrustBoundary::check_inventions(const Simulator& sim, std::vector<std::stri
     }
   }
   std::erase_if(inventions_, [&](const Invention& i) { return i.due <= sim.now(); });
+}
+
+// W4, downs: from the forge to its due time, no running node holds the
+// victim's life down with no row marking that life unreachable: it held
+// the claim for the victim to refute (down_claims.hpp). Judged throughout,
+// since the victim's new life supersedes a down taken, and so hides it by
+// the due time. Not judged if a fault that disturbs gossip fell in the
+// wait: a real down of the victim may come of it; nor once the victim has
+// stopped or left the life (it took the next one, refuting the claim).
+void TrustBoundary::check_down_claims(const Simulator& sim, std::vector<std::string>& failures) {
+  for (const DownClaim& c : down_claims_) {
+    const Kernel* victim = sim.kernel(c.victim);
+    if (c.excused || victim == nullptr || victim->is_shut_down() || victim->self() != c.life) continue;
+    for (std::size_t n = 1; n <= sim.size(); ++n) {
+      const Kernel* k = sim.kernel(n);
+      if (k == nullptr || k->is_shut_down()) continue;
+      const Member* m = k->members().find(c.life.address);
+      if (m == nullptr || m->id != c.life || m->status != MemberStatus::down) continue;
+      if (k->reachability().is_unreachable(c.life)) continue;  // a row behind it: the leader's to decide
+      failures.push_back(cat("W4: ", c.who, ": ", node_name(n), " holds ", c.life.to_string(),
+                             " down on a forged down, with no row marking it unreachable, ",
+                             std::to_string((sim.now() - (c.due - c.bound)).ms()), " ms after the forge"));
+      return;
+    }
+    if (c.due <= sim.now()) count(judged_, Check::w4_refutations);
+  }
+  std::erase_if(down_claims_, [&](const DownClaim& c) { return c.due <= sim.now(); });
+}
+
+// W4, the clock: with incarnations that are start times
+// (kernel/membership/life_ceiling.hpp), no running node holds a life above
+// the highest clock ceiling of any running node, plus one (a refutation
+// goes one above a claim the ceiling allowed). Judged throughout; a far
+// claim counts once it is T_refute old.
+void TrustBoundary::check_clock(const Simulator& sim, std::vector<std::string>& failures) {
+  std::optional<std::uint64_t> top;
+  for (std::size_t n = 1; n <= sim.size(); ++n) {
+    const Kernel* k = sim.kernel(n);
+    if (k == nullptr || k->is_shut_down()) continue;
+    if (const std::optional<std::uint64_t> ceiling = k->life_ceiling()) top = std::max(top.value_or(0), *ceiling);
+  }
+  if (!top) return;
+  for (std::size_t n = 1; n <= sim.size(); ++n) {
+    const Kernel* k = sim.kernel(n);
+    if (k == nullptr || k->is_shut_down()) continue;
+    for (const Member& m : k->members().members()) {
+      if (m.incarnation().value <= *top + 1) continue;
+      failures.push_back(cat("W4: ", node_name(n), " holds ", m.id.to_string(), " ", to_string(m.status), ", ",
+                             std::to_string(m.incarnation().value - *top), " above every node's clock ceiling "
+                             "(the clock plus incarnation_clock_skew)"));
+      return;
+    }
+  }
+  for (const Instant due : far_claims_due_) {
+    if (due <= sim.now()) count(judged_, Check::w4_refutations);
+  }
+  std::erase_if(far_claims_due_, [&](Instant due) { return due <= sim.now(); });
 }
 
 }  // namespace weft::sim

@@ -14,6 +14,16 @@
 // cannot tell it from the node's own word; the node refutes it with a life
 // above the claim, so by T_refute every node holds it live above the claim.
 //
+// W4, downs: an insider's gossip claiming a live node down, with no row
+// behind it, is held by its target for the node to refute
+// (kernel/membership/down_claims.hpp): through T_refute no node holds that
+// life down without a row marking it unreachable.
+//
+// W4, the clock: with incarnations that are start times (a scenario's
+// `wall-clock`), no node ever holds a life above the clock plus
+// incarnation_clock_skew (kernel/membership/life_ceiling.hpp), whatever a
+// rogue claims (`far-claim`).
+//
 // W5: an insider's gossip inventing members (records of addresses no
 // process holds) stalls nothing: the inventions are vouched for by no
 // member (kernel/membership/vouched_lives.hpp), so no node moves one up,
@@ -77,6 +87,16 @@ class TrustBoundary {
     Duration bound;
     bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
   };
+  // W4: a down forged of `victim`'s live `life`, held by every node until
+  // `due` unless a row marks the life unreachable there.
+  struct DownClaim {
+    std::size_t victim = 0;
+    MemberId life;
+    std::string who;
+    Instant due;
+    Duration bound;
+    bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
+  };
   // W5: members a rogue invented, to be down everywhere by `due`.
   struct Invention {
     std::vector<Member> fakes;  // in address order, as sent
@@ -91,6 +111,8 @@ class TrustBoundary {
   void check_claims(const Simulator& sim, std::vector<std::string>& failures);
   void check_row_claims(const Simulator& sim, std::vector<std::string>& failures);
   void check_inventions(const Simulator& sim, std::vector<std::string>& failures);
+  void check_down_claims(const Simulator& sim, std::vector<std::string>& failures);
+  void check_clock(const Simulator& sim, std::vector<std::string>& failures);
   bool disturbed(Instant now) const { return cut_ || now < disturbed_until_; }
   Judged* judged_;
   bool cut_ = false;          // a cut or partition not yet healed
@@ -99,6 +121,8 @@ class TrustBoundary {
   std::vector<Claim> claims_;
   std::vector<RowClaim> row_claims_;
   std::vector<Invention> inventions_;
+  std::vector<DownClaim> down_claims_;
+  std::vector<Instant> far_claims_due_;  // W4: far claims, judged against the clock until then
   std::uint64_t rogues_ = 0;
 };
 

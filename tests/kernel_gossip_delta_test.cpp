@@ -25,7 +25,8 @@ using wire::testing::encode_frame;
 // the test: n1 dials in and n2's frames to n1 are decoded as they leave.
 class DeltaTest : public ::testing::Test {
  protected:
-  DeltaTest() : kernel_(make_config(), 1) {
+  DeltaTest() : DeltaTest(make_config()) {}
+  explicit DeltaTest(const Config& config) : kernel_(config, 1) {
     kernel_.handle_tick(now_);
     from_n1_ = kernel_.handle_link_accepted(now_);
     kernel_.handle_bytes(now_, from_n1_, encode_frame(wire::testing::hello_from(cluster_name_, n1_)));
@@ -53,7 +54,10 @@ class DeltaTest : public ::testing::Test {
         [&](LinkCommand&& command) {
           if (const auto* close = std::get_if<CloseCommand>(&command)) closed_.push_back(*close);
           if (const auto* dial = std::get_if<ConnectCommand>(&command)) {
-            ASSERT_EQ(dial->address, n1_.address);
+            if (dial->address != n1_.address) {
+              dialed_elsewhere_.push_back(dial->address);  // left unanswered
+              return;
+            }
             to_n1_ = dial->link;
             kernel_.handle_link_up(now_, dial->link);
             kernel_.handle_bytes(now_, dial->link, encode_frame(wire::testing::hello_from(cluster_name_, n1_)));
@@ -96,6 +100,7 @@ class DeltaTest : public ::testing::Test {
   wire::FrameDecoder decoder_;
   std::vector<wire::Message> sent_;
   std::vector<CloseCommand> closed_;
+  std::vector<NodeAddress> dialed_elsewhere_;
 };
 
 TEST_F(DeltaTest, AStateIsAnsweredWithOnlyTheRecordsItLacks) {
@@ -314,6 +319,102 @@ TEST_F(DeltaTest, WithRefutationPlantedOffAClaimIsOnlyRefused) {
   EXPECT_EQ(k.self(), member_id(2));
   EXPECT_EQ(k.counters().ingest_rejected, 1U);
   EXPECT_EQ(k.counters().refutations, 0U);
+}
+
+// Down is the leader's decision on rows (kernel/membership/down_claims.hpp):
+// a down of a life n2 holds live, with no row behind it, is held and sent
+// to its subject, and taken only once the subject had the time to refute.
+class DownClaimTest : public DeltaTest {
+ protected:
+  // n1, n2 and n3, every bit set: n2 vouches for n3.
+  void three_up() {
+    from_n1(wire::GossipState{
+        {Member{member_id(1), MemberStatus::up}, Member{member_id(2), MemberStatus::up},
+         Member{member_id(3), MemberStatus::up}},
+        {},
+        {0x07}});
+    ASSERT_EQ(kernel_.members().find(member_id(3).address)->status, MemberStatus::up);
+  }
+  void n3_down(std::vector<ReachabilityRow> rows = {}) {
+    from_n1(wire::GossipState{
+        {Member{member_id(1), MemberStatus::up}, Member{member_id(2), MemberStatus::up},
+         Member{member_id(3), MemberStatus::down}},
+        std::move(rows),
+        {0x07}});
+  }
+  MemberStatus n3_status() const { return kernel_.members().find(member_id(3).address)->status; }
+};
+
+TEST_F(DownClaimTest, ADownWithNoRowIsHeldAndSentToItsSubject) {
+  three_up();
+  n3_down();
+  EXPECT_EQ(n3_status(), MemberStatus::up) << "held, not merged";
+  EXPECT_EQ(kernel_.counters().downs_held, 1U);
+  kernel_.handle_tick(now_);  // the dial to n3 falls due
+  pump();
+  EXPECT_EQ(dialed_elsewhere_, std::vector<NodeAddress>{member_id(3).address}) << "sent to n3, to refute";
+  n3_down();
+  EXPECT_EQ(n3_status(), MemberStatus::up) << "heard again within the wait: still held";
+  EXPECT_EQ(kernel_.counters().downs_held, 1U) << "one claim, counted once";
+  now_ = now_ + compute_bounds(kernel_.config(), 3).refute;
+  kernel_.handle_tick(now_);
+  n3_down();
+  EXPECT_EQ(n3_status(), MemberStatus::down) << "n3 had the time to refute and did not: taken";
+}
+
+TEST_F(DownClaimTest, ADownWithARowBehindItIsTakenAtOnce) {
+  three_up();
+  n3_down({ReachabilityRow{member_id(1), 1, {member_id(3)}}});
+  EXPECT_EQ(n3_status(), MemberStatus::down);
+  EXPECT_EQ(kernel_.counters().downs_held, 0U);
+}
+
+TEST_F(DownClaimTest, ANewerLifeOfTheSubjectEndsTheClaim) {
+  three_up();
+  n3_down();
+  from_n1(wire::GossipState{
+      {Member{member_id(1), MemberStatus::up}, Member{member_id(2), MemberStatus::up},
+       Member{member_id(3, 2), MemberStatus::joining}},
+      {},
+      {0x07}});
+  EXPECT_EQ(kernel_.members().find(member_id(3).address)->id, member_id(3, 2)) << "n3 refuted: its next life";
+  now_ = now_ + compute_bounds(kernel_.config(), 3).refute;
+  kernel_.handle_tick(now_);
+  n3_down();
+  EXPECT_EQ(kernel_.members().find(member_id(3).address)->id, member_id(3, 2))
+      << "the old life's down is moot";
+  EXPECT_EQ(n3_status(), MemberStatus::joining);
+}
+
+// The subject: a down of its own life, with no row marking it and nothing
+// that cut it off, is refuted with a new life even under on_downed =
+// shut_down; with a row marking it, the down may be real, and it stops.
+class ShutDownOnDownTest : public DeltaTest {
+ protected:
+  ShutDownOnDownTest() : DeltaTest(shut_down_config()) {}
+  static Config shut_down_config() {
+    Config c = make_config();
+    c.on_downed = OnDowned::shut_down;
+    return c;
+  }
+  void n2_down(std::vector<ReachabilityRow> rows) {
+    from_n1(wire::GossipState{{Member{member_id(1), MemberStatus::up}, Member{member_id(2), MemberStatus::down}},
+                              std::move(rows),
+                              {0x03}});
+  }
+};
+
+TEST_F(ShutDownOnDownTest, AForgedDownOfThisNodeIsRefutedNotObeyed) {
+  n2_down({});
+  EXPECT_FALSE(kernel_.is_shut_down());
+  EXPECT_EQ(kernel_.self(), member_id(2, 2)) << "a new life above the down";
+  EXPECT_EQ(kernel_.counters().downs_refuted, 1U);
+}
+
+TEST_F(ShutDownOnDownTest, ADownWithARowMarkingThisNodeStopsIt) {
+  n2_down({ReachabilityRow{member_id(1), 1, {member_id(2)}}});
+  EXPECT_TRUE(kernel_.is_shut_down());
+  EXPECT_EQ(kernel_.counters().downs_refuted, 0U);
 }
 
 }  // namespace

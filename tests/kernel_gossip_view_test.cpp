@@ -73,7 +73,18 @@ class ViewTest : public ::testing::Test {
       if (holds) seen[members.size() / 8] |= static_cast<std::uint8_t>(1U << (members.size() % 8));
       members.push_back(Member{id, status});
     }
-    kernel_.handle_bytes(now_, from_n1_, encode_frame(wire::GossipState{members, {}, seen}));
+    // The leader decides downs on rows: n1's row marks the lives downed,
+    // without which n2 would hold them for their subjects to refute
+    // (kernel/membership/down_claims.hpp).
+    std::vector<ReachabilityRow> rows;
+    if (!down.empty()) {
+      ReachabilityRow row{member_id(1), 1, {}};
+      for (const auto& [address, id] : ids_) {
+        if (down.count(number(id)) != 0) row.unreachable.push_back(id);
+      }
+      rows.push_back(std::move(row));
+    }
+    kernel_.handle_bytes(now_, from_n1_, encode_frame(wire::GossipState{members, rows, seen}));
     pump();
   }
 

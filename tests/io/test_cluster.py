@@ -1139,8 +1139,9 @@ REFUTED_RESTART_BOUND = 5.0  # seconds for the restarted n1 to be up everywhere 
 
 
 def case_refuted_restart(c, ctl):
-    """Issue 43, case 5. An insider claims n1 live 2^40 lives on (the
-    largest jump the ingest guard takes); n1 refutes it with a life above
+    """Issue 43, case 5. An insider claims n1 live an hour less 10 s on
+    (near the largest claim the guards take: incarnation_clock_skew, 1 h,
+    above the clock; before that bound, 2^40); n1 refutes it with a life above
     the claim, which n2 and n3 then prove by handshake. n1 is killed and
     started again: its incarnation is its start time, far below the life it
     took, so n2 and n3 refuse its hello as an old process's. A peer that
@@ -1148,7 +1149,7 @@ def case_refuted_restart(c, ctl):
     its next hello; n1 refutes it and is up everywhere, in a life above it,
     within REFUTED_RESTART_BOUND (before: refused as stale_incarnation, not
     up within 40 s; with a 20 s tombstone_ttl, up after 23.5 s)."""
-    watch, stranger, _ = forge_about_n1(c, weftwire.UP, 1 << 40)
+    watch, stranger, _ = forge_about_n1(c, weftwire.UP, 3600 * 1000 - 10 * 1000)
     stranger.close()
     n1 = c.nodes[0]
     took_life = watch.subject_record()["incarnation"]
@@ -1684,11 +1685,101 @@ def case_forged_unreachable(c, ctl):
     assert not problems, "; ".join(problems)
 
 
+def case_forged_down(c, ctl):
+    """Issue 43, case 2: n1 (the leader) claimed down in the life n2 holds,
+    told n2 by an insider, on a cluster run with on_downed = shut_down.
+    Down is the leader's decision on rows (kernel/membership/down_claims.hpp):
+    n2 has no row marking n1 unreachable, so it holds the down and sends it
+    to n1, and n1, which nothing cut off, refutes it with its next life
+    instead of stopping. No view or log ever holds n1 down or removed, and
+    n1 runs throughout. Before, n2 took the down and n1 stopped."""
+    n2_held = lambda: c.nodes[1].metric("weft_downs_held_total", missing=None)  # noqa: E731
+    watch, stranger, wire_errors = forge_about_n1(c, weftwire.DOWN, 0)
+    n1, n2 = c.nodes[0], c.nodes[1]
+    problems = []
+    held, refuted = n2_held(), n1.metric("weft_downs_refuted_total", missing=None)
+    if held is None or held < 1:
+        problems.append(f"n2's weft_downs_held_total is {held}, expected >= 1")
+    if refuted is None or refuted < 1:
+        problems.append(f"n1's weft_downs_refuted_total is {refuted}, expected >= 1")
+    if downs := watch.entries(watch.seen(("down", "removed"))):
+        problems.append("a view held n1 down or removed: " + "; ".join(downs))
+    if downs := logged(c, n1, ("down", "removed")):
+        problems.append("n1 was logged down or removed:\n    " + "\n    ".join(downs))
+    if not n1.alive():
+        problems.append(f"n1 stopped ({n1.proc.returncode})")
+    problems += link_problems(c, stranger, wire_errors)
+    fail_on(problems, watch)
+    print("n1's record in each view:\n" + watch.describe())
+    print(f"forged down: n1 refuted it with {watch.life(watch.subject_record()['incarnation'])}, one view with n1 up "
+          f"{watch.took:.2f} s after the forge (bound {watch.bound:.2f} s, {watch.source}); n2 held {held:.0f} down(s), "
+          f"n1 refuted {refuted:.0f}; never down in a view or a log; n1 still running (on_downed = shut_down)")
+
+
+FAR_CLAIMS = 20  # claims, one every FAR_CLAIM_GAP seconds
+FAR_CLAIM_GAP = 0.2
+
+
+def case_far_claims(c, ctl):
+    """Issue 43, case 7: an insider (hello as n3) keeps claiming n1 live in
+    ever newer lives, each 2^30 above the last, told n2: FAR_CLAIMS claims,
+    one a gossip_interval. weftd's incarnations are start times in ms, and a
+    life more than incarnation_clock_skew (1 h) above a node's estimate of
+    the clock is refused everywhere and never refuted
+    (kernel/membership/life_ceiling.hpp): n1 keeps its life, n2 counts each
+    claim in weft_lives_above_clock_total, and no view ever holds n1 in a
+    life above the clock plus the skew. Before, n1 refuted each claim and
+    climbed 2^30 a time."""
+    converge(c, 3)
+    n1, n2, n3 = c.nodes
+    host, port = n1.address.split(":")
+    n3_host, n3_port = n3.address.split(":")
+    known = n2.member_required(n1, "before the claims")["incarnation"]
+    n3_life = n2.member_required(n3, "before the claims")["incarnation"]
+    wire_errors = n2.metric('weft_links_closed_total{reason="wire_error"}', missing=None)
+    refuted_before = n1.metric("weft_refutations_total", missing=None) or 0
+    above_before = n2.metric("weft_lives_above_clock_total", missing=None)
+    stranger = weftwire.Dialer(n2.address, c.name, n3_host, int(n3_port), n3_life)
+    t0 = time.monotonic()
+    highest = {n.index: known for n in c.nodes}
+    for k in range(1, FAR_CLAIMS + 1):
+        stranger.send(weftwire.gossip_state([weftwire.member(host, int(port), known + k * (1 << 30), weftwire.UP)]))
+        time.sleep(FAR_CLAIM_GAP)
+        for n in c.nodes:
+            if (record := n.member(n1)) is not None:
+                highest[n.index] = max(highest[n.index], record["incarnation"])
+    took = time.monotonic() - t0
+    time.sleep(1.0)  # the last claim's refutation, if any, spreads
+    for n in c.nodes:
+        if (record := n.member(n1)) is not None:
+            highest[n.index] = max(highest[n.index], record["incarnation"])
+    wall_ms = int(time.time() * 1000)
+    final = n1.member_required(n1, "after the claims")["incarnation"]
+    refuted = (n1.metric("weft_refutations_total", missing=None) or 0) - refuted_before
+    above = n2.metric("weft_lives_above_clock_total", missing=None)
+    top = max(highest.values())
+    print(f"far claims: {FAR_CLAIMS} claims of n1 (each 2^30 above the last) told n2 over {took:.1f} s: n1's incarnation "
+          f"#{known} -> #{final} (+{final - known:,}); highest life of n1 in any view +{top - known:,}; n1 refuted "
+          f"{refuted:.0f}; n2's weft_lives_above_clock_total "
+          f"{'not exported' if above is None else f'+{above - (above_before or 0):.0f}'}")
+    problems = []
+    ceiling = wall_ms + 3600 * 1000 + 1
+    if top > ceiling:
+        problems.append(f"a view held n1 at #{top}, {top - ceiling:,} above the clock plus the skew")
+    if final != known or refuted > 0:
+        problems.append(f"n1 climbed to #{final} (+{final - known:,}) and refuted {refuted:.0f} claim(s)")
+    if above is None or above - (above_before or 0) < FAR_CLAIMS:
+        problems.append(f"n2 counted {above} lives above the clock, expected +{FAR_CLAIMS}")
+    problems += link_problems(c, stranger, wire_errors)
+    assert not problems, "; ".join(problems)
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 SIZES = {"tombstones": 4, "five_converge": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4, "tls_dialer_plaintext": 4,
          "tls_expired": 5, "auth_replayed_proof": 2, "auth_wrong_proof": 2}
 SETTINGS = {"strangers": (f"--set=link_idle_timeout={STRANGER_IDLE:.0f}s",),
             "tombstones": (f"--set=tombstone_ttl={TOMBSTONE_TTL:.0f}s",),
+            "forged_down": ("--set=on_downed=shut_down",),
             # the links that never finish a handshake close after 1 s, not the default 5 s
             "bad_peers_half_frame": ("--set=handshake_timeout=1s",),
             "bad_peers_idle_connections": ("--set=handshake_timeout=1s",)}
