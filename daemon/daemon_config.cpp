@@ -141,6 +141,7 @@ const std::vector<Entry>& entries() {
       {{"remove_after_down", kDuration}, duration(&Config::remove_after_down)},
       {{"tombstone_ttl", kDuration}, duration(&Config::tombstone_ttl)},
       {{"forgotten_lives", kCount}, whole(&Config::forgotten_lives)},
+      {{"max_tombstones", kCount}, whole(&Config::max_tombstones)},
       {{"on_downed", "rejoin or shut_down"},
        [](DaemonConfig& c, std::string_view v) {
          if (v != "rejoin" && v != "shut_down") return false;

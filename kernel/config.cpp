@@ -101,6 +101,7 @@ std::vector<std::string> Config::validate() const {
   p.require(tombstone_ttl > remove_after_down, "tombstone_ttl",
             "must exceed remove_after_down so a removed member is not revived by late gossip");
   p.require(max_incarnation_jump > 0, "max_incarnation_jump", "must be positive");
+  p.require(max_tombstones >= 1, "max_tombstones", "must be at least 1 (10000 is typical)");
   p.not_negative(incarnation_clock_skew, "incarnation_clock_skew");
   p.require(max_frame_bytes >= 4096 && max_frame_bytes <= (1U << 30), "max_frame_bytes",
             "must be 4 KiB..1 GiB; it bounds memory per link and must fit the gossip of a full table");
@@ -163,6 +164,7 @@ std::string Config::to_string() const {
          line("remove_after_down", duration_text(remove_after_down)) +
          line("tombstone_ttl", duration_text(tombstone_ttl)) +
          line("forgotten_lives", std::to_string(forgotten_lives)) +
+         line("max_tombstones", std::to_string(max_tombstones)) +
          line("on_downed", on_downed == OnDowned::rejoin ? "rejoin" : "shut_down") +
          line("max_incarnation_jump", std::to_string(max_incarnation_jump)) +
          line("incarnation_clock_skew", duration_text(incarnation_clock_skew)) +

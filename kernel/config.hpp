@@ -153,6 +153,10 @@ struct Config {
   // one cannot bring it back (membership/forgotten_lives.hpp): at most this
   // many addresses, oldest forgotten first; 0 remembers none.
   std::size_t forgotten_lives = 4096;
+  // Removed records (tombstones) a node keeps at once: past it the leader
+  // drops the oldest early and the others follow (membership/tombstones.hpp),
+  // so a forger's inventions cannot grow the table without bound.
+  std::size_t max_tombstones = 10'000;
   OnDowned on_downed = OnDowned::rejoin;
   // Ingest guard: an incarnation more than this far above the one known for
   // an address is implausible (memberlist#358) and rejected.

@@ -14,7 +14,7 @@ Kernel::Kernel(Config config, std::uint64_t seed)
     : config_(std::move(config)),
       prng_(seed),
       self_{config_.self, config_.incarnation},
-      tombstones_(config_.tombstone_ttl, config_.forgotten_lives),
+      tombstones_(config_.tombstone_ttl, config_.forgotten_lives, config_.max_tombstones),
       dial_backs_(config_.max_pending_handshakes),
       new_members_(config_.max_new_members_per_peer, config_.gossip_interval),
       vouched_(config_.mutations.vouching_off),

@@ -777,7 +777,12 @@ void Kernel::prune_gone() {
   // The leader is only asked when something waits to be dropped.
   const bool leads =
       !tombstones_.none_held() && (config_.mutations.tombstone_echo || leader() == self_.address);
-  const std::vector<NodeAddress> expired = tombstones_.due(now_, leads);
+  // Past the cap, a tombstone goes early once its removal had the time to
+  // reach every node (membership/tombstones.hpp).
+  const Duration settle = tombstones_.crowded() ? (config_.gossip_interval +
+                                                   compute_bounds(config_, members_.size()).spread) * 2
+                                                : Duration::zero();
+  const std::vector<NodeAddress> expired = tombstones_.due(now_, leads, settle);
   drop_tombstones(expired);
   dial_backs_.expire(now_);
   new_members_.expire(now_);

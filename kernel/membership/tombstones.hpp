@@ -20,6 +20,19 @@
 //     of it, at any status, is refused (forgotten()), so a copy still held
 //     elsewhere cannot bring it back. A newer life ends that (changed()).
 //
+// Bounded in number, too: a forger's inventions are downed within T_vouch
+// and removed, and each left a tombstone for a whole ttl (one peer may
+// bring in max_new_members_per_peer a gossip_interval: millions an hour).
+// So past `cap` tombstones the leader drops the oldest early (due()), once
+// each is `settle` old (the time its removal takes to reach every node: a
+// tombstone dropped sooner leaves the others holding the life down, which
+// the leader then refuses from each of them, every round), and the others
+// follow its whole state without waiting for ttl/2 while they hold more
+// than `cap` themselves; a node that never hears its leader drops its
+// oldest past twice the cap. A forger then adds at most what it can bring
+// in within `settle`, past the cap. The lives dropped early are
+// remembered like any other, as far as ForgottenLives holds them.
+//
 // A value: it decides what goes; the kernel removes it from its tables.
 #pragma once
 
@@ -37,7 +50,8 @@ namespace weft {
 
 class Tombstones {
  public:
-  Tombstones(Duration ttl, std::size_t forgotten_capacity) : ttl_(ttl), forgotten_(forgotten_capacity) {}
+  Tombstones(Duration ttl, std::size_t forgotten_capacity, std::size_t cap)
+      : ttl_(ttl), cap_(cap), forgotten_(forgotten_capacity) {}
 
   // `address`'s record became removed here at `now` (the first time counts).
   void removed(const NodeAddress& address, Instant now) { since_.emplace(address, now); }
@@ -54,18 +68,24 @@ class Tombstones {
   bool forgotten(const Member& record) const { return forgotten_.covers(record); }
 
   // Due by this node's own clock: `ttl` after the removal if it leads,
-  // twice that if it does not.
-  std::vector<NodeAddress> due(Instant now, bool leads) const;
+  // twice that if it does not; and the oldest past the cap if it leads
+  // (past twice the cap if it does not), of those at least `settle` old.
+  std::vector<NodeAddress> due(Instant now, bool leads, Duration settle = Duration::zero()) const;
+  // More tombstones than the cap: due() may drop some early.
+  bool crowded() const { return since_.size() > cap_; }
   // The tombstones of `table` that a whole state from this node's leader
-  // (`leaders`: its addresses, sorted) no longer holds, at least ttl/2 old.
+  // (`leaders`: its addresses, sorted) no longer holds, at least ttl/2 old
+  // (any age while this node holds more than the cap).
   std::vector<NodeAddress> unheld_by_leader(Instant now, std::span<const NodeAddress> leaders,
                                             const MemberTable& table) const;
   // `address`'s tombstone leaves the table: `record` (its removed life, if
   // it had one) is remembered unless `remember` is false (a planted defect).
   void dropped(const NodeAddress& address, const Member* record, bool remember);
+  std::size_t size() const { return since_.size(); }
 
  private:
   Duration ttl_;
+  std::size_t cap_;
   std::map<NodeAddress, Instant> since_;  // when each removal was seen here
   ForgottenLives forgotten_;
 };

@@ -1775,6 +1775,57 @@ def case_forged_downs(c, ctl):
     assert not problems, "; ".join(problems)
 
 
+TOMBSTONE_CAP = 300  # max_tombstones for the case below (the default is 10,000)
+CAPPED_FLOODS = 3     # frames of NEW_MEMBERS_PER_PEER inventions each, a second apart
+
+
+def case_tombstone_cap(c, ctl):
+    """Issue 43, case 4: tombstones bounded in number. An insider (hello as
+    n1) tells n2 CAPPED_FLOODS frames of NEW_MEMBERS_PER_PEER invented
+    members, a second apart; the leader downs them within T_vouch and
+    removes them, and each would stay a tombstone for tombstone_ttl (1 h).
+    With max_tombstones = TOMBSTONE_CAP the leader drops the oldest past the
+    cap once its removal has spread, and the others follow
+    (kernel/membership/tombstones.hpp): within T_vouch + remove_after_down
+    + 6 s of the last frame (the spread, 2.4 s here, and polling) no node
+    holds more
+    than TOMBSTONE_CAP invented records, and none live. (With the cap at
+    10^6, the same run ends with every invention held by every node.)"""
+    converge(c, 3)
+    b = c.bounds()
+    n1, n2 = c.nodes[0], c.nodes[1]
+    n1_host, n1_port = n1.address.split(":")
+    n1_life = n2.member_required(n1, "before the flood")["incarnation"]
+    stranger = weftwire.Dialer(n2.address, c.name, n1_host, int(n1_port), n1_life)
+    invented = fakes(c, CAPPED_FLOODS * NEW_MEMBERS_PER_PEER)
+    peak = {n.index: 0 for n in c.nodes}
+    for k in range(CAPPED_FLOODS):
+        stranger.send(weftwire.gossip_state(invented[k * NEW_MEMBERS_PER_PEER:(k + 1) * NEW_MEMBERS_PER_PEER]))
+        time.sleep(1.0)
+        for n in c.nodes:
+            peak[n.index] = max(peak[n.index], invented_held(n))
+    t0 = time.monotonic()
+    bound = b["T_vouch"] + 2.0 + 6.0  # remove_after_down is 2 s
+    held = {}
+    while True:
+        held = {n.index: invented_held(n) for n in c.nodes}
+        for i, h in held.items():
+            peak[i] = max(peak[i], h)
+        live, first = invented_live(c, c.nodes)
+        if max(held.values()) <= TOMBSTONE_CAP and live == 0:
+            break
+        if time.monotonic() - t0 > bound:
+            raise AssertionError(f"{bound:.1f} s after the last of {CAPPED_FLOODS} floods: invented records held "
+                                 f"{held} (max_tombstones {TOMBSTONE_CAP}), {live} live (first: {first})")
+        time.sleep(0.2)
+    took = time.monotonic() - t0
+    print(f"tombstone cap: {CAPPED_FLOODS} frames of {NEW_MEMBERS_PER_PEER} inventions told n2; peak invented records "
+          f"held per node {peak}; {took:.1f} s after the last frame every node holds at most {TOMBSTONE_CAP} "
+          f"({held}), none live (max_tombstones {TOMBSTONE_CAP}, T_vouch {b['T_vouch']:.2f} s)")
+    leaders = {n.view()["leader"] for n in c.nodes}
+    assert leaders <= {n.address for n in c.nodes}, f"a leader that is no node: {leaders}"
+
+
 FAR_CLAIMS = 20  # claims, one every FAR_CLAIM_GAP seconds
 FAR_CLAIM_GAP = 0.2
 
@@ -1839,6 +1890,7 @@ SIZES = {"tombstones": 4, "five_converge": 5, "partition": 5, "tls": 5, "tls_wro
 SETTINGS = {"strangers": (f"--set=link_idle_timeout={STRANGER_IDLE:.0f}s",),
             "tombstones": (f"--set=tombstone_ttl={TOMBSTONE_TTL:.0f}s",),
             "forged_down": ("--set=on_downed=shut_down",),
+            "tombstone_cap": (f"--set=max_tombstones={TOMBSTONE_CAP}",),
             # the links that never finish a handshake close after 1 s, not the default 5 s
             "bad_peers_half_frame": ("--set=handshake_timeout=1s",),
             "bad_peers_idle_connections": ("--set=handshake_timeout=1s",)}
