@@ -45,6 +45,9 @@ void BrokenLinkDowning::on_event(const Simulator& sim, std::size_t node, const E
 void BrokenLinkDowning::judge(const Simulator& sim, std::size_t i, const MemberId& id,
                               std::vector<std::string>& failures) {
   const std::size_t j = sim.node_of(id.address);
+  // A node that holds itself down is M3's to judge (it must rejoin or stop):
+  // this judges the others' word about it.
+  if (j == i) return;
   const Kernel* sk = j == 0 ? nullptr : sim.kernel(j);
   if (sk == nullptr || sk->self() != id || excuses_.down_excused(j, sim.now())) return;
   if (!reported_.insert({id.incarnation.value, j}).second) return;

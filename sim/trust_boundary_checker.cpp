@@ -562,7 +562,7 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
     for (Claim& earlier : claims_) {
       if (earlier.victim == f.nodes[1]) earlier.due = due;
     }
-    claims_.push_back(Claim{f.nodes[1], *script.claim, who, due, bound, disturbed(sim.now())});
+    claims_.push_back(Claim{{who, due, bound, disturbed(sim.now())}, f.nodes[1], *script.claim});
   }
   if (script.row) {
     const Duration bound = compute_bounds(k->config(), sim.size()).refute;
@@ -572,7 +572,7 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
     }
     WEFT_ASSERT(observer != 0);  // forged_unreachable() picks a node
     row_claims_.push_back(
-        RowClaim{observer, f.nodes[1], *script.row, who, sim.now() + bound, bound, disturbed(sim.now())});
+        RowClaim{{who, sim.now() + bound, bound, disturbed(sim.now())}, observer, f.nodes[1], *script.row});
   }
   // A victim that is not running (crashed, lost, paused) cannot refute: a
   // real down of it may come in the wait.
@@ -580,7 +580,7 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
       !sim.paused(f.nodes[1]) && sim.kernel(f.nodes[1])->self() == script.down->id) {
     const Duration bound = compute_bounds(k->config(), sim.size()).refute;
     down_claims_.push_back(
-        DownClaim{f.nodes[1], script.down->id, who, sim.now() + bound, bound, disturbed(sim.now())});
+        DownClaim{{who, sim.now() + bound, bound, disturbed(sim.now())}, f.nodes[1], script.down->id});
     check_down_claims(sim, failures);  // the target judged it as it took the frames
   }
   if (script.far) {
@@ -591,7 +591,7 @@ void TrustBoundary::rogue(Simulator& sim, const Fault& f, std::uint64_t seed, st
     const Duration bound = compute_bounds(k->config(), sim.size()).vouch;
     const std::size_t may_take = std::size_t{2} * k->config().max_new_members_per_peer;
     inventions_.push_back(
-        Invention{std::move(script.fakes), who, sim.now() + bound, bound, disturbed(sim.now()), may_take});
+        Invention{{who, sim.now() + bound, bound, disturbed(sim.now())}, std::move(script.fakes), may_take});
   }
 }
 
@@ -775,7 +775,9 @@ void TrustBoundary::check_down_claims(const Simulator& sim, std::vector<std::str
     if (c.excused || victim == nullptr || victim->is_shut_down() || victim->self() != c.life) continue;
     for (std::size_t n = 1; n <= sim.size(); ++n) {
       const Kernel* k = sim.kernel(n);
-      if (k == nullptr || k->is_shut_down()) continue;
+      // The victim's own record: it takes a down of itself only when it was
+      // cut off, and then must rejoin or stop at once (M3 judges that).
+      if (n == c.victim || k == nullptr || k->is_shut_down()) continue;
       const Member* m = k->members().find(c.life.address);
       if (m == nullptr || m->id != c.life || m->status != MemberStatus::down) continue;
       if (k->reachability().is_unreachable(c.life)) continue;  // a row behind it: the leader's to decide

@@ -67,43 +67,35 @@ class TrustBoundary {
     std::uint64_t closes_before = 0;
     Instant due;
   };
-  // W4: a claim the target took, to be refuted by `victim` by `due`.
-  struct Claim {
-    std::size_t victim = 0;
-    Member claim;
+  // What every judged wait holds: what the rogue sent, when the wait is
+  // due, the bound it is judged by.
+  struct Wait {
     std::string who;
     Instant due;
     Duration bound;
     bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
+  };
+  // W4: a claim the target took, to be refuted by `victim` by `due`.
+  struct Claim : Wait {
+    std::size_t victim = 0;
+    Member claim;
   };
   // W4: a row forged under `observer`'s life, to be gone from every table,
   // and `victim` not downed, by `due`.
-  struct RowClaim {
+  struct RowClaim : Wait {
     std::size_t observer = 0;
     std::size_t victim = 0;
     ReachabilityRow row;
-    std::string who;
-    Instant due;
-    Duration bound;
-    bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
   };
   // W4: a down forged of `victim`'s live `life`, held by every node until
   // `due` unless a row marks the life unreachable there.
-  struct DownClaim {
+  struct DownClaim : Wait {
     std::size_t victim = 0;
     MemberId life;
-    std::string who;
-    Instant due;
-    Duration bound;
-    bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
   };
   // W5: members a rogue invented, to be down everywhere by `due`.
-  struct Invention {
+  struct Invention : Wait {
     std::vector<Member> fakes;  // in address order, as sent
-    std::string who;
-    Instant due;
-    Duration bound;
-    bool excused = false;  // a fault that disturbs gossip fell in the wait (on_fault)
     // The most the cluster may take in: the target's max_new_members_per_peer
     // for each of the two windows the rogue's state and delta may fall in.
     std::size_t may_take = 0;

@@ -1716,6 +1716,17 @@ def case_forged_down(c, ctl):
           f"n1 refuted {refuted:.0f}; never down in a view or a log; n1 still running (on_downed = shut_down)")
 
 
+def insider(c, what, target=1, named=2):
+    """A wire client dialing c.nodes[target] whose hello names
+    c.nodes[named] in the life the target holds: without a key a stranger's
+    frames wait for the target's dial to the address its hello named
+    (kernel/membership/dial_backs.hpp), so an insider names a member."""
+    t, n = c.nodes[target], c.nodes[named]
+    host, port = n.address.split(":")
+    life = t.member_required(n, what)["incarnation"]
+    return weftwire.Dialer(t.address, c.name, host, int(port), life)
+
+
 FORGED_DOWNS = 20  # forged downs, one every FORGED_DOWN_GAP seconds
 FORGED_DOWN_GAP = 0.5
 
@@ -1734,9 +1745,7 @@ def case_forged_downs(c, ctl):
     converge(c, 3)
     n1, n2, n3 = c.nodes
     host, port = n1.address.split(":")
-    n3_host, n3_port = n3.address.split(":")
-    n3_life = n2.member_required(n3, "before the forges")["incarnation"]
-    stranger = weftwire.Dialer(n2.address, c.name, n3_host, int(n3_port), n3_life)
+    stranger = insider(c, "before the forges")
     held_before = n2.metric("weft_downs_held_total", missing=None) or 0
     asks = failed = forged = 0
     downed = []
@@ -1793,10 +1802,7 @@ def case_tombstone_cap(c, ctl):
     10^6, the same run ends with every invention held by every node.)"""
     converge(c, 3)
     b = c.bounds()
-    n1, n2 = c.nodes[0], c.nodes[1]
-    n1_host, n1_port = n1.address.split(":")
-    n1_life = n2.member_required(n1, "before the flood")["incarnation"]
-    stranger = weftwire.Dialer(n2.address, c.name, n1_host, int(n1_port), n1_life)
+    stranger = insider(c, "before the flood", named=0)
     invented = fakes(c, CAPPED_FLOODS * NEW_MEMBERS_PER_PEER)
     peak = {n.index: 0 for n in c.nodes}
     for k in range(CAPPED_FLOODS):
@@ -1843,13 +1849,11 @@ def case_far_claims(c, ctl):
     converge(c, 3)
     n1, n2, n3 = c.nodes
     host, port = n1.address.split(":")
-    n3_host, n3_port = n3.address.split(":")
     known = n2.member_required(n1, "before the claims")["incarnation"]
-    n3_life = n2.member_required(n3, "before the claims")["incarnation"]
     wire_errors = n2.metric('weft_links_closed_total{reason="wire_error"}', missing=None)
     refuted_before = n1.metric("weft_refutations_total", missing=None) or 0
     above_before = n2.metric("weft_lives_above_clock_total", missing=None)
-    stranger = weftwire.Dialer(n2.address, c.name, n3_host, int(n3_port), n3_life)
+    stranger = insider(c, "before the claims")
     t0 = time.monotonic()
     highest = {n.index: known for n in c.nodes}
     for k in range(1, FAR_CLAIMS + 1):
