@@ -1,0 +1,65 @@
+// Placement: which node hosts a shard of an entity kind, as a pure function
+// of the members up in one view (issue 28; ../wip/SHARDING_PLAN.md).
+//
+// Model. An entity is addressed by identity, (kind, key). Keys map to a
+// fixed number of shards per kind (shard_of: a stable hash of kind and key,
+// mod the kind's shard count), and a shard to the member with the highest
+// rendezvous score among the members `up` in the view (highest random
+// weight hashing, as Proto.Actor's Rendezvous lookup; score()). Why this,
+// and not a ring or a coordinator:
+//   - it is a pure function of the view: two nodes whose views hold the
+//     same members up name the same owner for every shard, with no
+//     coordinator and no messages (what Akka's coordinator singleton and
+//     Dapr's Raft placement service are for), and weft's views converge;
+//   - a join or a leave moves only the shards it must: those the newcomer
+//     now outscores every other member on (about 1/N of them), or those the
+//     leaver held, and no virtual nodes are needed;
+//   - the address, not the incarnation, is scored, so a node restarted at
+//     its address gets its shards back.
+// Only `up` members host: a joining member is not yet seen by everyone, and
+// leaving, exiting, down and removed ones are on their way out. Ties (two
+// addresses with one score) go to the lower address, so the owner never
+// depends on the order a view lists its members in.
+//
+// The hash is 64-bit FNV-1a over the bytes, finished by mix64
+// (kernel/prng.hpp): stable across processes, builds and platforms, since
+// two nodes that disagreed on it would disagree on every owner.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "kernel/ids.hpp"
+#include "kernel/membership/member.hpp"
+
+namespace weft::shard {
+
+using ShardId = std::uint32_t;
+
+// A stable 64-bit hash of `bytes` (FNV-1a, then mix64), continuing from `seed`.
+std::uint64_t stable_hash(std::string_view bytes, std::uint64_t seed = 0);
+
+// The shard of `key` among `shards` shards of `kind` (shards >= 1).
+ShardId shard_of(std::string_view kind, std::string_view key, std::uint32_t shards);
+
+// The rendezvous score of `host` for a kind's shard: the highest hosts it.
+std::uint64_t score(std::string_view kind, ShardId shard, const NodeAddress& host);
+
+class Placement {
+ public:
+  // `members`: a view's members, in any order; only those `up` host.
+  explicit Placement(std::span<const Member> members);
+
+  // The member that hosts `shard` of `kind`; none if no member is up.
+  std::optional<NodeAddress> owner(std::string_view kind, ShardId shard) const;
+  // The members that may host, in address order.
+  std::span<const NodeAddress> hosts() const { return hosts_; }
+
+ private:
+  std::vector<NodeAddress> hosts_;
+};
+
+}  // namespace weft::shard
