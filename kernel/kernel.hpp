@@ -350,6 +350,9 @@ class Kernel {
   bool was_cut_off(std::span<const ReachabilityRow> rows) const;
   // A life above the clock plus incarnation_clock_skew (life_ceiling.hpp).
   bool above_clock(std::uint64_t incarnation) const;
+  // compute_bounds for the table's size now, kept until the size changes:
+  // the downs held, the cut-off window and crowded tombstones read it.
+  const Bounds& bounds_now() const;
   // A refused record about this node that another process may not make:
   // notes the life a refutation must rise above.
   void note_claim_about_self(const Member& claim);
@@ -503,6 +506,7 @@ class Kernel {
   // it has none for count for nothing it decides.
   VouchedLives vouched_;
   DownClaims down_claims_;                       // downs held for their subject to refute
+  mutable std::optional<std::pair<std::size_t, Bounds>> bounds_cache_;  // bounds_now(), by table size
   LifeCeiling life_ceiling_;                     // the highest plausible life: the clock plus skew
   // The last instant this node held another member unreachable, took
   // another member's down, or noticed a pause of its own: evidence that a

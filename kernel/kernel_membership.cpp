@@ -365,7 +365,7 @@ MemberTable Kernel::accept_records(const NodeAddress& from, std::vector<Member>&
       // A down of a life held joining or up: taken on evidence here, else
       // held for its subject to refute (membership/down_claims.hpp). One on
       // its way out by its own leave is removed on no rows.
-      const Duration wait = compute_bounds(config_, members_.size()).refute;
+      const Duration wait = bounds_now().refute;
       switch (down_claims_.judge(m.id, down_has_evidence(m.id, rows), now_, wait)) {
         case DownVerdict::take: break;
         case DownVerdict::hold_first:
@@ -415,6 +415,13 @@ bool Kernel::down_has_evidence(const MemberId& life, std::span<const Reachabilit
   return reachability_.is_unreachable(life) || frame_marks(rows, life, self_);
 }
 
+const Bounds& Kernel::bounds_now() const {
+  if (!bounds_cache_ || bounds_cache_->first != members_.size()) {
+    bounds_cache_.emplace(members_.size(), compute_bounds(config_, members_.size()));
+  }
+  return bounds_cache_->second;
+}
+
 bool Kernel::above_clock(std::uint64_t incarnation) const {
   return !config_.mutations.incarnation_clock_off && !life_ceiling_.allows(incarnation, now_);
 }
@@ -423,7 +430,7 @@ bool Kernel::was_cut_off(std::span<const ReachabilityRow> rows) const {
   CutOffEvidence evidence;
   evidence.marked_unreachable = reachability_.is_unreachable(self_) || frame_marks(rows, self_, self_);
   evidence.last_disturbed = unreachable_view_.empty() ? last_disturbed_ : std::optional<Instant>(now_);
-  return weft::was_cut_off(evidence, now_, compute_bounds(config_, members_.size()).heal);
+  return weft::was_cut_off(evidence, now_, bounds_now().heal);
 }
 
 void Kernel::note_claim_about_self(const Member& claim) {
@@ -779,9 +786,8 @@ void Kernel::prune_gone() {
       !tombstones_.none_held() && (config_.mutations.tombstone_echo || leader() == self_.address);
   // Past the cap, a tombstone goes early once its removal had the time to
   // reach every node (membership/tombstones.hpp).
-  const Duration settle = tombstones_.crowded() ? (config_.gossip_interval +
-                                                   compute_bounds(config_, members_.size()).spread) * 2
-                                                : Duration::zero();
+  const Duration settle =
+      tombstones_.crowded() ? (config_.gossip_interval + bounds_now().spread) * 2 : Duration::zero();
   const std::vector<NodeAddress> expired = tombstones_.due(now_, leads, settle);
   drop_tombstones(expired);
   dial_backs_.expire(now_);

@@ -1074,6 +1074,17 @@ def hold_settled(c, watch, seconds):
     return before, after, time.monotonic() - start, left
 
 
+def held_problems(c, watch, statuses):
+    """The views (polled into `watch`) and the logs that ever held the
+    watched subject in one of `statuses`, as problem lines."""
+    problems, subject = [], watch.subject
+    if seen := watch.entries(watch.seen(statuses)):
+        problems.append(f"a view held n{subject.index} {' or '.join(statuses)}: " + "; ".join(seen))
+    if logs := logged(c, subject, statuses):
+        problems.append(f"n{subject.index} was logged {' or '.join(statuses)}:\n    " + "\n    ".join(logs))
+    return problems
+
+
 def refutation_problems(c):
     refutations = c.nodes[0].metric("weft_refutations_total", missing=None)
     if refutations is None:
@@ -1120,10 +1131,7 @@ def case_forged_incarnation(c, ctl):
                         "after one view")
     if left is not None:
         problems.append(f"the cluster left one view with n1 up {left:.2f} s after the forge")
-    if others := watch.entries(watch.seen(("leaving", "exiting", "down", "removed"))):
-        problems.append("a view held n1 other than joining or up: " + "; ".join(others))
-    if downs := logged(c, n1, ("leaving", "exiting", "down", "removed")):
-        problems.append("n1 was logged leaving, exiting, down or removed:\n    " + "\n    ".join(downs))
+    problems += held_problems(c, watch, ("leaving", "exiting", "down", "removed"))
     if (final := watch.subject_record()["incarnation"]) <= forged:
         problems.append(f"n1 ended as {watch.life(final)}, not above the forged #{forged}")
     problems += link_problems(c, stranger, wire_errors)
@@ -1702,10 +1710,7 @@ def case_forged_down(c, ctl):
         problems.append(f"n2's weft_downs_held_total is {held}, expected >= 1")
     if refuted is None or refuted < 1:
         problems.append(f"n1's weft_downs_refuted_total is {refuted}, expected >= 1")
-    if downs := watch.entries(watch.seen(("down", "removed"))):
-        problems.append("a view held n1 down or removed: " + "; ".join(downs))
-    if downs := logged(c, n1, ("down", "removed")):
-        problems.append("n1 was logged down or removed:\n    " + "\n    ".join(downs))
+    problems += held_problems(c, watch, ("down", "removed"))
     if not n1.alive():
         problems.append(f"n1 stopped ({n1.proc.returncode})")
     problems += link_problems(c, stranger, wire_errors)
