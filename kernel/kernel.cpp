@@ -106,6 +106,7 @@ void Kernel::handle_tick(Instant now) {
   if (timers_.due(Timer::join, now_)) join_attempt();
   if (timers_.due(Timer::heal_probe, now_)) heal_probe();
   if (timers().due(Timer::dial, now_)) connect_due(now_);
+  if (timers().due(Timer::actor, now_)) fire_actor_timers();
   dispatch();
   links_.sweep();
   // The owned periodic duties stay armed while the kernel runs; the
@@ -133,6 +134,7 @@ TimerTable Kernel::timers() const {
   table.arm(Timer::ask, next_ask_expiry());
   table.arm(Timer::probe, earliest_probe_deadline());
   table.arm(Timer::dial, links_.earliest_dial());
+  table.arm(Timer::actor, actor_timers_.next_deadline());
   return table;
 }
 

@@ -46,6 +46,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernel/actors/actor_timers.hpp"
 #include "kernel/actors/ask_table.hpp"
 #include "kernel/actors/behavior.hpp"
 #include "kernel/actors/mailbox.hpp"
@@ -431,6 +432,11 @@ class Kernel {
   Instant next_ask_expiry() const;
   Duration ask_expiry_delay() const;  // zero unless mutations.ask_timeout_late
   void dispatch();
+  // A kind with no sender, body or id (members_changed, timer) for `actor`,
+  // ahead of its user messages.
+  void deliver_system(std::uint32_t actor, DeliveryKind kind, std::uint32_t type_tag);
+  void fire_actor_timers();
+  void notify_member_watchers();
   void dead_letter(DeadLetterReason reason, const ActorRef& target, std::uint32_t type_tag);
   AskId start_ask(Asker asker, const wire::ActorRefView& sender, const ActorRef& target,
                   std::uint32_t type_tag, std::span<const std::uint8_t> body, Duration timeout);
@@ -546,6 +552,7 @@ class Kernel {
   std::uint32_t last_found_ = ActorRef::kNoSlot;  // the actor actor_index_ last gave
   std::deque<std::uint32_t> run_queue_;
   MailboxSlot dropped_;       // scratch: a message a full drop_oldest mailbox let go
+  ActorTimers actor_timers_;  // Context::start_timer
   MailboxSlot dispatching_;   // the message being delivered; its buffer is reused
   AskTable asks_;
   std::vector<std::uint8_t> previous_reply_body_;  // mutations.reply_body_stale only

@@ -96,6 +96,25 @@ class Kernel::ActorContext final : public Context {
     return kernel_.send_user(envelope);
   }
 
+  std::span<const Member> members() const override { return kernel_.members_.members(); }
+
+  SendResult forward(const ActorRef& target, std::uint32_t type_tag,
+                     std::span<const std::uint8_t> body) override {
+    const Delivery handled = current_.view();
+    if (handled.kind != DeliveryKind::tell && handled.kind != DeliveryKind::ask) return SendResult::invalid_target;
+    const wire::ActorRefView sender{{handled.sender.host, handled.sender.port}, handled.sender.name};
+    const auto kind = handled.kind == DeliveryKind::ask ? wire::MessageKind::ask : wire::MessageKind::tell;
+    wire::Envelope envelope{kind, wire::ActorRefView::of(target), sender, handled.correlation_id, type_tag, body};
+    return kernel_.send_user(envelope, target.local_slot);
+  }
+
+  void watch_members() override { kernel_.actors_[actor_]->watches_members = true; }
+
+  void start_timer(std::uint32_t tag, Duration after) override {
+    kernel_.actor_timers_.start({actor_, tag}, kernel_.now_ + std::max(after, Duration::zero()));
+  }
+  void cancel_timer(std::uint32_t tag) override { (void)kernel_.actor_timers_.cancel({actor_, tag}); }
+
  private:
   Kernel& kernel_;
   std::uint32_t actor_;
@@ -381,6 +400,34 @@ Duration Kernel::ask_expiry_delay() const {
   return config_.mutations.ask_timeout_late ? Duration::milliseconds(600) : Duration::zero();
 }
 
+void Kernel::deliver_system(std::uint32_t index, DeliveryKind kind, std::uint32_t type_tag) {
+  Actor& actor = *actors_[index];
+  WEFT_ASSERT(kind == DeliveryKind::members_changed || kind == DeliveryKind::timer);
+  actor.system.emplace_back().fill(Delivery{kind, {}, 0, type_tag, {}});
+  if (!actor.scheduled) {
+    actor.scheduled = true;
+    run_queue_.push_back(index);
+  }
+}
+
+void Kernel::fire_actor_timers() {
+  for (const ActorTimers::Key& key : actor_timers_.take_due(now_)) {
+    WEFT_ASSERT(key.actor < actors_.size());
+    deliver_system(key.actor, DeliveryKind::timer, key.tag);
+  }
+}
+
+// One members_changed per watcher however many changes come before it runs:
+// the watcher reads the table itself, so the deliveries stay bounded.
+void Kernel::notify_member_watchers() {
+  for (std::uint32_t index = 0; index < actors_.size(); ++index) {
+    Actor& actor = *actors_[index];
+    if (!actor.watches_members || actor.members_change_queued) continue;
+    actor.members_change_queued = true;
+    deliver_system(index, DeliveryKind::members_changed, 0);
+  }
+}
+
 void Kernel::dispatch() {
   std::uint32_t budget = config_.dispatch_budget;
   MailboxSlot& current = dispatching_;
@@ -394,6 +441,7 @@ void Kernel::dispatch() {
       if (!actor.system.empty()) {
         swap(current, actor.system.front());
         actor.system.pop_front();
+        if (current.kind() == DeliveryKind::members_changed) actor.members_change_queued = false;
       } else if (!actor.mailbox.empty()) {
         // Taken out, so the behaviour may enqueue to itself while it runs.
         if (config_.mutations.mailbox_lifo && actor.mailbox.size() >= 2) {

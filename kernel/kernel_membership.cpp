@@ -257,9 +257,11 @@ void Kernel::settle_monitors() {
 
 void Kernel::emit_member_changes(const std::vector<Member>& before) {
   auto old = before.begin();
+  bool changed = members_.members().size() != before.size();
   for (const Member& now_member : members_.members()) {
     const Member* was = find_in_step(old, before.end(), now_member.address(), &Member::address);
     if (was != nullptr && *was == now_member) continue;
+    changed = true;
     const bool known = was != nullptr;
     events_.push_back(MemberEvent{now_member, known, known ? was->status : MemberStatus::joining});
     const NodeAddress& address = now_member.address();
@@ -275,6 +277,7 @@ void Kernel::emit_member_changes(const std::vector<Member>& before) {
       close_outbound(address, CloseReason::peer_gone);
     }
   }
+  if (changed) notify_member_watchers();
 }
 
 void Kernel::apply_status(const NodeAddress& address, MemberStatus status) {

@@ -15,6 +15,7 @@ std::string_view to_string(Timer timer) {
     case Timer::join: return "join";
     case Timer::heal_probe: return "heal_probe";
     case Timer::dial: return "dial";
+    case Timer::actor: return "actor";
   }
   WEFT_ASSERT(false);
   return "";

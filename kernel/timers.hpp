@@ -34,9 +34,10 @@ enum class Timer : std::uint8_t {
   join,        // owned: a join attempt through the seeds, while no other live member is known
   heal_probe,  // owned: a digest to one seed or gone member, every join_retry_interval
   dial,        // derived: an outbound link waiting out its backoff may dial
+  actor,       // derived: a timer an actor started fires (kernel/actors/actor_timers.hpp)
 };
-inline constexpr std::size_t kTimerCount = 9;
-static_assert(static_cast<std::size_t>(Timer::dial) + 1 == kTimerCount);
+inline constexpr std::size_t kTimerCount = 10;
+static_assert(static_cast<std::size_t>(Timer::actor) + 1 == kTimerCount);
 
 std::string_view to_string(Timer timer);
 

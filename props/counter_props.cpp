@@ -52,6 +52,13 @@ class RecordingContext final : public Context {
     values.push_back(value ? value->count : ~std::uint64_t{0});
     return SendResult::sent;
   }
+  std::span<const Member> members() const override { return {}; }
+  SendResult forward(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>) override {
+    return SendResult::invalid_target;
+  }
+  void watch_members() override {}
+  void start_timer(std::uint32_t, Duration) override {}
+  void cancel_timer(std::uint32_t) override {}
 
   std::vector<std::uint32_t> tags;
   std::vector<std::uint64_t> keys;

@@ -320,6 +320,13 @@ class RecordingContext final : public Context {
     replies.push_back(tag);
     return SendResult::sent;
   }
+  std::span<const Member> members() const override { return {}; }
+  SendResult forward(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>) override {
+    return SendResult::invalid_target;
+  }
+  void watch_members() override {}
+  void start_timer(std::uint32_t, Duration) override {}
+  void cancel_timer(std::uint32_t) override {}
   std::vector<std::uint32_t> replies;
 
  private:

@@ -391,6 +391,16 @@ class TypedBehavior : public Behavior, public ExportsMetrics {
   void on_ask_failed(F&& handler) {
     ask_failed_ = std::forward<F>(handler);
   }
+  // Wake-ups the actor asked for (Context::start_timer, watch_members):
+  // handler(ctx, tag) and handler(ctx).
+  template <class F>
+  void on_timer(F&& handler) {
+    timer_ = std::forward<F>(handler);
+  }
+  template <class F>
+  void on_members_changed(F&& handler) {
+    members_changed_ = std::forward<F>(handler);
+  }
   // Called for each dead letter after it is counted; while it runs, an ask
   // among them is still the message being handled, so the hook may reply.
   void on_dead_letter(DeadLetterHook hook) { dead_letter_hook_ = std::move(hook); }
@@ -410,6 +420,12 @@ class TypedBehavior : public Behavior, public ExportsMetrics {
         case DeliveryKind::ask_target_down:
         case DeliveryKind::ask_rejected:
           if (ask_failed_) ask_failed_(ctx, AskId{message.correlation_id}, message.kind);
+          break;
+        case DeliveryKind::timer:
+          if (timer_) timer_(ctx, message.type_tag);
+          break;
+        case DeliveryKind::members_changed:
+          if (members_changed_) members_changed_(ctx);
           break;
       }
     } catch (const std::exception& e) {
@@ -492,6 +508,8 @@ class TypedBehavior : public Behavior, public ExportsMetrics {
   Table messages_{};
   Table replies_{};
   std::function<void(Ctx&, AskId, DeliveryKind)> ask_failed_;
+  std::function<void(Ctx&, std::uint32_t)> timer_;
+  std::function<void(Ctx&)> members_changed_;
   DeadLetterHook dead_letter_hook_;
   std::array<std::uint64_t, kDeadLetterReasonCount> dead_letters_{};
   std::array<Counter*, kDeadLetterReasonCount> exported_{};  // in the host's registry, once exported

@@ -274,6 +274,13 @@ Column measure(const Options& options, std::size_t payload) {
     SendResult tell(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>) override { return SendResult::sent; }
     AskId ask(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>, Duration) override { return 0; }
     SendResult reply(std::uint32_t, std::span<const std::uint8_t>) override { return SendResult::sent; }
+    std::span<const Member> members() const override { return {}; }
+    SendResult forward(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>) override {
+      return SendResult::invalid_target;
+    }
+    void watch_members() override {}
+    void start_timer(std::uint32_t, Duration) override {}
+    void cancel_timer(std::uint32_t) override {}
   } context;
   c.mailbox = price(options, kBatch, [&] {
     for (int i = 0; i < kBatch; ++i) (void)mailbox.push(delivery);

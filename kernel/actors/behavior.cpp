@@ -11,6 +11,8 @@ std::string_view to_string(DeliveryKind kind) {
     case DeliveryKind::ask_timeout: return "ask_timeout";
     case DeliveryKind::ask_target_down: return "ask_target_down";
     case DeliveryKind::ask_rejected: return "ask_rejected";
+    case DeliveryKind::members_changed: return "members_changed";
+    case DeliveryKind::timer: return "timer";
   }
   return "invalid";
 }

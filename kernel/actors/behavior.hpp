@@ -9,6 +9,12 @@
 // Asks a behaviour makes complete by delivering to it a message of kind
 // reply, ask_timeout or ask_target_down with the ask's correlation id:
 // exactly one of these per ask.
+//
+// Layers built on actors (shard/: a region per entity kind) also need to
+// see the membership, to hand a message on with its sender kept, and to be
+// woken when the membership changes or a time passes; the context offers
+// those too (members, forward, watch_members, start_timer), still as pure
+// kernel state.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +22,7 @@
 #include <string_view>
 
 #include "kernel/ids.hpp"
+#include "kernel/membership/member.hpp"
 #include "kernel/time.hpp"
 
 namespace weft {
@@ -27,6 +34,8 @@ enum class DeliveryKind : std::uint8_t {
   ask_timeout,      // an ask this actor made got no reply in time
   ask_target_down,  // an ask this actor made went to a member that is down
   ask_rejected,     // an ask this actor made could not be sent (see dead letters)
+  members_changed,  // the member table changed since the last one (watch_members)
+  timer,            // a timer this actor started fired; type_tag is its tag
 };
 
 std::string_view to_string(DeliveryKind kind);
@@ -80,6 +89,22 @@ class Context {
                     std::span<const std::uint8_t> body, Duration timeout) = 0;
   // Replies to the ask being handled; a no-op (counted) outside an ask.
   virtual SendResult reply(std::uint32_t type_tag, std::span<const std::uint8_t> body) = 0;
+
+  // This node's member table as it stands (its view), valid during the call.
+  virtual std::span<const Member> members() const = 0;
+  // Sends the message being handled on to `target` with a new tag and body,
+  // keeping its kind, sender and correlation id: a forwarded ask is answered
+  // by whoever replies to it, straight to the asker, which alone tracks it
+  // (its timeout included). invalid_target outside a tell or an ask.
+  virtual SendResult forward(const ActorRef& target, std::uint32_t type_tag,
+                             std::span<const std::uint8_t> body) = 0;
+  // From now on this actor gets a members_changed delivery after the member
+  // table changes; changes before it handles one are coalesced into it.
+  virtual void watch_members() = 0;
+  // A timer delivery tagged `tag` to this actor `after` from now, once;
+  // starting a tag that is armed replaces it (kernel/actors/actor_timers.hpp).
+  virtual void start_timer(std::uint32_t tag, Duration after) = 0;
+  virtual void cancel_timer(std::uint32_t tag) = 0;
 };
 
 class Behavior {
