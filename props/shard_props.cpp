@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "catches.hpp"
+#include "shard/envelope.hpp"
 #include "shard/placement.hpp"
 
 namespace weft::props {
@@ -166,6 +167,48 @@ TEST(Placement, KeysSpreadOverShardsAndTheHashIsStable) {
   for (int k = 0; k < 64'000; ++k) ++count[shard::shard_of("account", "user-" + std::to_string(k), 64)];
   ASSERT_EQ(count.size(), 64U);
   for (const auto& [s, n] : count) EXPECT_NEAR(n, 1000, 200) << "shard " << s;
+}
+
+// Entity envelopes (shard/envelope.hpp) are read from any peer: every valid
+// one round-trips, and any bytes either decode to views inside them with a
+// valid key or are refused; every strict prefix of a valid one is refused
+// or decodes to the same header with a shorter body.
+RC_GTEST_PROP(ShardEnvelope, RoundTripsAndRefusesWhatItCannotRead, ()) {
+  const auto key_bytes = *rc::gen::inRange<std::size_t>(1, shard::kMaxKeyBytes + 1);
+  const std::string key = *rc::gen::container<std::string>(key_bytes, rc::gen::arbitrary<char>());
+  const auto body = *rc::gen::arbitrary<std::vector<std::uint8_t>>();
+  const shard::EntityMessage message{*rc::gen::arbitrary<std::uint8_t>(), *rc::gen::arbitrary<std::uint32_t>(), key,
+                                     body};
+  const std::vector<std::uint8_t> bytes = shard::encode(message);
+  const shard::Decoded back = shard::decode(bytes);
+  RC_ASSERT(back.message.has_value());
+  RC_ASSERT(back.message->hops == message.hops && back.message->tag == message.tag);
+  RC_ASSERT(back.message->key == key);
+  RC_ASSERT(std::equal(back.message->body.begin(), back.message->body.end(), body.begin(), body.end()));
+  const auto cut = *rc::gen::inRange<std::size_t>(0, bytes.size());
+  const shard::Decoded prefix = shard::decode(std::span(bytes).first(cut));
+  if (prefix.message) {
+    RC_ASSERT(prefix.message->key == key && prefix.message->body.size() < body.size());
+  }
+  const auto noise = *rc::gen::arbitrary<std::vector<std::uint8_t>>();
+  const shard::Decoded any = shard::decode(noise);
+  if (any.message) {
+    RC_ASSERT(shard::valid_key(any.message->key));
+    RC_ASSERT(any.message->body.data() + any.message->body.size() == noise.data() + noise.size());
+  }
+}
+
+TEST(ShardEnvelope, RefusalsNameTheirReason) {
+  EXPECT_EQ(shard::decode({}).error, shard::DecodeError::truncated);
+  std::vector<std::uint8_t> bytes = shard::encode({0, 7, "key", {}});
+  bytes[0] = 9;
+  EXPECT_EQ(shard::decode(bytes).error, shard::DecodeError::bad_version);
+  bytes = shard::encode({0, 7, "key", {}});
+  bytes[6] = 0;  // key length 0
+  EXPECT_EQ(shard::decode(bytes).error, shard::DecodeError::bad_key);
+  bytes[6] = 4;  // one byte more than there is
+  EXPECT_EQ(shard::decode(bytes).error, shard::DecodeError::truncated);
+  EXPECT_FALSE(shard::valid_key(std::string(shard::kMaxKeyBytes + 1, 'k')));
 }
 
 }  // namespace

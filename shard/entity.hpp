@@ -1,0 +1,52 @@
+// What a user defines to host entities addressed by identity (issue 28):
+// an entity kind, and the entity's behaviour.
+//
+// An entity is an ordinary Behavior that a region (shard/region.hpp) starts
+// on the first message its node receives for it, while the node owns its
+// shard, and stops when it has been idle for `passivate_after` or when its
+// shard moves to another node. It sees its messages as any actor does: the
+// user's own tag and body, the original sender and, for an ask, the ask to
+// reply to (the reply goes straight to the asker). Through its context it
+// can tell, ask, reply and read the members; its self() is its region's ref
+// (an entity's identity is its kind and key, not a ref). Timers and
+// member watches are the region's: an entity's start_timer, cancel_timer
+// and watch_members do nothing and are counted (RegionCounters::
+// unsupported_calls).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "kernel/actors/behavior.hpp"
+#include "kernel/time.hpp"
+
+namespace weft::shard {
+
+enum class StopReason : std::uint8_t {
+  idle,   // no message for passivate_after
+  moved,  // the node's view gives its shard to another node (or to none)
+};
+std::string_view to_string(StopReason reason);
+
+class Entity : public Behavior {
+ public:
+  // Runs once, just before the region drops the entity: the place to save
+  // what must outlive it. Not in a message: reply() counts a dead letter.
+  virtual void stopping(Context& context, StopReason reason) {
+    (void)context;
+    (void)reason;
+  }
+};
+
+struct EntityKind {
+  std::string name;  // its region is the actor "shard.<name>" on every node
+  std::uint32_t shards = 64;  // keys map to this many shards; the unit that moves
+  Duration passivate_after = Duration::seconds(120);
+  // A fresh entity for `key`; nullptr refuses the message (counted).
+  std::function<std::unique_ptr<Entity>(std::string_view key)> make;
+};
+
+}  // namespace weft::shard
