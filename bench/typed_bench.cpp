@@ -157,10 +157,12 @@ class NullContext final : public weft::Context {
   weft::AskId ask(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>, Duration) override { return 0; }
   weft::SendResult reply(std::uint32_t, std::span<const std::uint8_t>) override { return weft::SendResult::sent; }
   std::span<const weft::Member> members() const override { return {}; }
-  weft::SendResult forward(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>) override {
+  weft::SendResult forward(const ActorRef&, const weft::Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
     return weft::SendResult::invalid_target;
   }
-  void watch_members() override {}
+  weft::SendResult reply_to(const weft::Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
+    return weft::SendResult::sent;
+  }
   void start_timer(std::uint32_t, Duration) override {}
   void cancel_timer(std::uint32_t) override {}
 

@@ -85,7 +85,10 @@ class Kernel::ActorContext final : public Context {
   }
 
   SendResult reply(std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
-    const Delivery asked = current_.view();
+    return reply_to(current_.view(), type_tag, body);
+  }
+
+  SendResult reply_to(const Delivery& asked, std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
     if (asked.kind != DeliveryKind::ask) {
       kernel_.dead_letter(DeadLetterReason::reply_outside_ask, self(), type_tag);
       return SendResult::unknown_actor;
@@ -98,17 +101,14 @@ class Kernel::ActorContext final : public Context {
 
   std::span<const Member> members() const override { return kernel_.members_.members(); }
 
-  SendResult forward(const ActorRef& target, std::uint32_t type_tag,
+  SendResult forward(const ActorRef& target, const Delivery& message, std::uint32_t type_tag,
                      std::span<const std::uint8_t> body) override {
-    const Delivery handled = current_.view();
-    if (handled.kind != DeliveryKind::tell && handled.kind != DeliveryKind::ask) return SendResult::invalid_target;
-    const wire::ActorRefView sender{{handled.sender.host, handled.sender.port}, handled.sender.name};
-    const auto kind = handled.kind == DeliveryKind::ask ? wire::MessageKind::ask : wire::MessageKind::tell;
-    wire::Envelope envelope{kind, wire::ActorRefView::of(target), sender, handled.correlation_id, type_tag, body};
+    if (message.kind != DeliveryKind::tell && message.kind != DeliveryKind::ask) return SendResult::invalid_target;
+    const wire::ActorRefView sender{{message.sender.host, message.sender.port}, message.sender.name};
+    const auto kind = message.kind == DeliveryKind::ask ? wire::MessageKind::ask : wire::MessageKind::tell;
+    wire::Envelope envelope{kind, wire::ActorRefView::of(target), sender, message.correlation_id, type_tag, body};
     return kernel_.send_user(envelope, target.local_slot);
   }
-
-  void watch_members() override { kernel_.actors_[actor_]->watches_members = true; }
 
   void start_timer(std::uint32_t tag, Duration after) override {
     kernel_.actor_timers_.start({actor_, tag}, kernel_.now_ + std::max(after, Duration::zero()));
@@ -132,6 +132,11 @@ ActorRef Kernel::spawn(Instant now, std::string name, std::unique_ptr<Behavior> 
   actors_.push_back(std::make_unique<Actor>(Actor{name, ref, std::move(behavior),
                                                   Mailbox(capacity, config_.mailbox_overflow), {}, false}));
   actor_index_.emplace(std::move(name), index);
+  if (actors_[index]->behavior->watches_members()) {
+    actors_[index]->watches_members = true;
+    actors_[index]->members_change_queued = true;
+    deliver_system(index, DeliveryKind::members_changed, 0);
+  }
   // The ref's slot names this very actor, so spawned_slot() resolves it; one
   // index entry per actor.
   WEFT_ASSERT(spawned_slot(ref) == index);

@@ -18,7 +18,7 @@ struct Kernel::Actor {
   // dropped (their number is bounded by max_pending_asks).
   std::deque<MailboxSlot> system;
   bool scheduled = false;  // in the run queue
-  bool watches_members = false;         // Context::watch_members was called
+  bool watches_members = false;         // Behavior::watches_members(), read at spawn
   bool members_change_queued = false;   // a members_changed is in `system`
 };
 

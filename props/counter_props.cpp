@@ -53,10 +53,12 @@ class RecordingContext final : public Context {
     return SendResult::sent;
   }
   std::span<const Member> members() const override { return {}; }
-  SendResult forward(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>) override {
+  SendResult forward(const ActorRef&, const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
     return SendResult::invalid_target;
   }
-  void watch_members() override {}
+  SendResult reply_to(const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
+    return SendResult::sent;
+  }
   void start_timer(std::uint32_t, Duration) override {}
   void cancel_timer(std::uint32_t) override {}
 

@@ -8,10 +8,10 @@
 // user's own tag and body, the original sender and, for an ask, the ask to
 // reply to (the reply goes straight to the asker). Through its context it
 // can tell, ask, reply and read the members; its self() is its region's ref
-// (an entity's identity is its kind and key, not a ref). Timers and
-// member watches are the region's: an entity's start_timer, cancel_timer
-// and watch_members do nothing and are counted (RegionCounters::
-// unsupported_calls).
+// (an entity's identity is its kind and key, not a ref). Timers are the
+// region's: an entity's start_timer and cancel_timer do nothing and are
+// counted (RegionCounters::unsupported_calls); an entity's
+// watches_members() is not read.
 #pragma once
 
 #include <cstdint>

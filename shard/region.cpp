@@ -71,10 +71,13 @@ class Region::EntityContext final : public Context {
     return outer_.reply(type_tag, body);
   }
   std::span<const Member> members() const override { return outer_.members(); }
-  SendResult forward(const ActorRef& target, std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
-    return outer_.forward(target, type_tag, body);
+  SendResult forward(const ActorRef& target, const Delivery& message, std::uint32_t type_tag,
+                     std::span<const std::uint8_t> body) override {
+    return outer_.forward(target, message, type_tag, body);
   }
-  void watch_members() override { ++region_.counters_.unsupported_calls; }
+  SendResult reply_to(const Delivery& asked, std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
+    return outer_.reply_to(asked, type_tag, body);
+  }
   void start_timer(std::uint32_t, Duration) override { ++region_.counters_.unsupported_calls; }
   void cancel_timer(std::uint32_t) override { ++region_.counters_.unsupported_calls; }
 
@@ -151,7 +154,6 @@ void Region::receive(Context& context, const Delivery& message) {
 void Region::start_watching(Context& context) {
   watching_ = true;
   self_ = context.self().node;
-  context.watch_members();
   on_members_changed(context);
 }
 
@@ -167,7 +169,7 @@ void Region::on_entity_message(Context& context, const Delivery& message) {
   EntityMessage onward = inner;
   ++onward.hops;
   encode(onward, scratch_);
-  if (context.forward(region_of(*owner, kind_.name), kEntityTag, scratch_) != SendResult::sent) {
+  if (context.forward(region_of(*owner, kind_.name), message, kEntityTag, scratch_) != SendResult::sent) {
     return refuse(context, message, Refusal::forward_failed);
   }
   bump(counters_.forwarded, exported_.forwarded);

@@ -73,6 +73,7 @@ class Region final : public Behavior, public ExportsMetrics {
   ~Region() override;
 
   void receive(Context& context, const Delivery& message) override;
+  bool watches_members() const override { return true; }
   void export_metrics(Metrics& metrics, std::string_view actor) override;
 
   const EntityKind& kind() const { return kind_; }

@@ -13,8 +13,8 @@
 // Layers built on actors (shard/: a region per entity kind) also need to
 // see the membership, to hand a message on with its sender kept, and to be
 // woken when the membership changes or a time passes; the context offers
-// those too (members, forward, watch_members, start_timer), still as pure
-// kernel state.
+// those too (members, forward, reply_to, start_timer, and a behaviour that
+// watches_members() hears of every change), still as pure kernel state.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +34,7 @@ enum class DeliveryKind : std::uint8_t {
   ask_timeout,      // an ask this actor made got no reply in time
   ask_target_down,  // an ask this actor made went to a member that is down
   ask_rejected,     // an ask this actor made could not be sent (see dead letters)
-  members_changed,  // the member table changed since the last one (watch_members)
+  members_changed,  // the member table changed since the last one (Behavior::watches_members)
   timer,            // a timer this actor started fired; type_tag is its tag
 };
 
@@ -92,15 +92,17 @@ class Context {
 
   // This node's member table as it stands (its view), valid during the call.
   virtual std::span<const Member> members() const = 0;
-  // Sends the message being handled on to `target` with a new tag and body,
-  // keeping its kind, sender and correlation id: a forwarded ask is answered
-  // by whoever replies to it, straight to the asker, which alone tracks it
-  // (its timeout included). invalid_target outside a tell or an ask.
-  virtual SendResult forward(const ActorRef& target, std::uint32_t type_tag,
+  // Sends `message` (the one being handled, or a copy kept since) on to
+  // `target` with a new tag and body, keeping its kind, sender and
+  // correlation id: a forwarded ask is answered by whoever replies to it,
+  // straight to the asker, which alone tracks it (its timeout included).
+  // invalid_target unless `message` is a tell or an ask.
+  virtual SendResult forward(const ActorRef& target, const Delivery& message, std::uint32_t type_tag,
                              std::span<const std::uint8_t> body) = 0;
-  // From now on this actor gets a members_changed delivery after the member
-  // table changes; changes before it handles one are coalesced into it.
-  virtual void watch_members() = 0;
+  // Replies to `asked` (the ask being handled, or a copy kept since, e.g.
+  // while its answer waited on something): reply() for any ask. Outside an
+  // ask, a no-op counted as reply_outside_ask.
+  virtual SendResult reply_to(const Delivery& asked, std::uint32_t type_tag, std::span<const std::uint8_t> body) = 0;
   // A timer delivery tagged `tag` to this actor `after` from now, once;
   // starting a tag that is armed replaces it (kernel/actors/actor_timers.hpp).
   virtual void start_timer(std::uint32_t tag, Duration after) = 0;
@@ -111,6 +113,10 @@ class Behavior {
  public:
   virtual ~Behavior() = default;
   virtual void receive(Context& context, const Delivery& message) = 0;
+  // True: from its spawn on, the actor gets a members_changed delivery
+  // (first one at once) after each change of the member table; changes
+  // before it handles one are coalesced into it. Read once, at spawn.
+  virtual bool watches_members() const { return false; }
 };
 
 }  // namespace weft

@@ -1,7 +1,8 @@
 // Goal: what the context offers layers built on actors (shard/'s regions)
 // behaves as kernel/actors/behavior.hpp says on real kernels: forward keeps
 // a message's kind, sender and correlation id, so the final target answers
-// the asker directly; watchers hear of membership changes, coalesced; timers
+// the asker directly, and an ask kept is answered later with reply_to;
+// watchers hear of membership changes from their spawn, coalesced; timers
 // fire once, in order, and re-arming or cancelling a tag replaces it.
 #include <gtest/gtest.h>
 
@@ -39,7 +40,7 @@ class Relay final : public Behavior {
   explicit Relay(ActorRef target, std::shared_ptr<std::vector<SendResult>> results)
       : target_(std::move(target)), results_(std::move(results)) {}
   void receive(Context& context, const Delivery& m) override {
-    results_->push_back(context.forward(target_, m.type_tag, bytes("via " + text(m.body))));
+    results_->push_back(context.forward(target_, m, m.type_tag, bytes("via " + text(m.body))));
   }
 
  private:
@@ -78,31 +79,40 @@ TEST(ActorServices, AForwardedAskIsAnsweredStraightToTheAsker) {
 }
 
 // Records what it is woken for; on a tell it starts the timers the body
-// names ("<tag>@<ms>", or "-<tag>" to cancel) and starts watching.
+// names ("<tag>@<ms>", or "-<tag>" to cancel).
 class Waker final : public Behavior {
  public:
-  explicit Waker(std::shared_ptr<std::vector<std::string>> log) : log_(std::move(log)) {}
+  explicit Waker(std::shared_ptr<std::vector<std::string>> log, bool watch = false)
+      : log_(std::move(log)), watch_(watch) {}
+  bool watches_members() const override { return watch_; }
   void receive(Context& context, const Delivery& m) override {
     if (m.kind == DeliveryKind::tell) {
       const std::string command = text(m.body);
       if (command.empty()) return;  // its own forward, below
-      if (command == "watch") {
-        context.watch_members();
-      } else if (command[0] == '-') {
+      if (command[0] == '-') {
         context.cancel_timer(static_cast<std::uint32_t>(std::stoul(command.substr(1))));
       } else {
         const auto at = command.find('@');
         context.start_timer(static_cast<std::uint32_t>(std::stoul(command.substr(0, at))),
                             Duration::milliseconds(std::stoll(command.substr(at + 1))));
       }
-      results_forward_ = context.forward(context.self(), 0, {});
+      results_forward_ = context.forward(context.self(), m, 0, {});
+      return;
+    }
+    if (m.kind == DeliveryKind::ask) {  // answered when timer 9 fires, from a kept copy
+      kept_.fill(m);
+      context.start_timer(9, Duration::milliseconds(100));
+      return;
+    }
+    if (m.kind == DeliveryKind::timer && m.type_tag == 9) {
+      (void)context.reply_to(kept_.view(), 77, bytes("later:" + text(kept_.view().body)));
       return;
     }
     std::string line = std::string(to_string(m.kind)) + " " + std::to_string(m.type_tag);
     if (m.kind == DeliveryKind::members_changed) line += " " + std::to_string(context.members().size());
     if (m.kind == DeliveryKind::timer) {
       // Outside a tell or an ask there is nothing to forward.
-      line += context.forward(context.self(), 0, {}) == SendResult::invalid_target ? " no-forward" : " forwarded";
+      line += context.forward(context.self(), m, 0, {}) == SendResult::invalid_target ? " no-forward" : " forwarded";
     }
     log_->push_back(line);
   }
@@ -110,6 +120,8 @@ class Waker final : public Behavior {
 
  private:
   std::shared_ptr<std::vector<std::string>> log_;
+  bool watch_;
+  MailboxSlot kept_;
 };
 
 TEST(ActorServices, TimersFireOnceInOrderAndATagRearmedOrCancelledIsReplaced) {
@@ -130,12 +142,40 @@ TEST(ActorServices, TimersFireOnceInOrderAndATagRearmedOrCancelledIsReplaced) {
   EXPECT_EQ(raw->results_forward_, SendResult::sent);
 }
 
+TEST(ActorServices, AnAskKeptIsAnsweredLaterWithReplyTo) {
+  Harness h(2);
+  h.advance(Duration::seconds(3));
+  auto log = std::make_shared<std::vector<std::string>>();
+  const ActorRef ref = h.node(1).spawn(h.now(), "waker", std::make_unique<Waker>(log));
+  const AskId id = h.node(2).ask(h.now(), ref, 5, bytes("q"), Duration::seconds(1));
+  h.advance(Duration::milliseconds(50));
+  std::vector<AskCompleted> done;
+  const auto collect = [&] {
+    done.clear();
+    (void)h.count_events(2, [&](const Event& e) {
+      if (const auto* c = std::get_if<AskCompleted>(&e)) done.push_back(*c);
+      return false;
+    });
+  };
+  collect();
+  EXPECT_TRUE(done.empty());  // not yet: the answer waits on the timer
+  h.advance(Duration::milliseconds(200));
+  collect();
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].id, id);
+  EXPECT_EQ(done[0].outcome, AskOutcome::reply);
+  EXPECT_EQ(done[0].type_tag, 77u);
+  EXPECT_EQ(text(done[0].body), "later:q");
+}
+
 TEST(ActorServices, WatchersHearMembershipChangesCoalesced) {
   Harness h(3);
   auto log = std::make_shared<std::vector<std::string>>();
-  const ActorRef ref = h.node(1).spawn(h.now(), "waker", std::make_unique<Waker>(log));
-  ASSERT_EQ(h.node(1).tell(h.now(), ref, 0, bytes("watch")), SendResult::sent);
+  (void)h.node(1).spawn(h.now(), "waker", std::make_unique<Waker>(log, true));
+  auto quiet = std::make_shared<std::vector<std::string>>();
+  (void)h.node(1).spawn(h.now(), "deaf", std::make_unique<Waker>(quiet, false));
   h.advance(Duration::seconds(3));
+  EXPECT_TRUE(quiet->empty());  // only those that watch are woken
   // Node 1 saw itself and two others join and go up: several table changes,
   // each heard, none twice in a row without a change between.
   ASSERT_FALSE(log->empty());
