@@ -177,13 +177,24 @@ RC_GTEST_PROP(ShardEnvelope, RoundTripsAndRefusesWhatItCannotRead, ()) {
   const auto key_bytes = *rc::gen::inRange<std::size_t>(1, shard::kMaxKeyBytes + 1);
   const std::string key = *rc::gen::container<std::string>(key_bytes, rc::gen::arbitrary<char>());
   const auto body = *rc::gen::arbitrary<std::vector<std::uint8_t>>();
-  const shard::EntityMessage message{*rc::gen::arbitrary<std::uint8_t>(), *rc::gen::arbitrary<std::uint32_t>(), key,
-                                     body};
+  shard::EntityMessage message{*rc::gen::arbitrary<std::uint8_t>(), *rc::gen::arbitrary<std::uint32_t>(), key,
+                               body};
+  const std::string host = "10.0.0." + std::to_string(*rc::gen::inRange(1, 250));
+  if (*rc::gen::arbitrary<bool>()) {
+    message.stamp = shard::Stamp{host, *rc::gen::inRange<std::uint16_t>(1, 65535),
+                                 *rc::gen::arbitrary<std::uint64_t>(), *rc::gen::arbitrary<std::uint64_t>()};
+  }
   const std::vector<std::uint8_t> bytes = shard::encode(message);
   const shard::Decoded back = shard::decode(bytes);
   RC_ASSERT(back.message.has_value());
   RC_ASSERT(back.message->hops == message.hops && back.message->tag == message.tag);
   RC_ASSERT(back.message->key == key);
+  RC_ASSERT(back.message->stamp.has_value() == message.stamp.has_value());
+  if (message.stamp) {
+    const shard::Stamp& a = *back.message->stamp;
+    const shard::Stamp& b = *message.stamp;
+    RC_ASSERT(a.host == b.host && a.port == b.port && a.life == b.life && a.number == b.number);
+  }
   RC_ASSERT(std::equal(back.message->body.begin(), back.message->body.end(), body.begin(), body.end()));
   const auto cut = *rc::gen::inRange<std::size_t>(0, bytes.size());
   const shard::Decoded prefix = shard::decode(std::span(bytes).first(cut));
@@ -204,10 +215,17 @@ TEST(ShardEnvelope, RefusalsNameTheirReason) {
   bytes[0] = 9;
   EXPECT_EQ(shard::decode(bytes).error, shard::DecodeError::bad_version);
   bytes = shard::encode({0, 7, "key", {}});
-  bytes[6] = 0;  // key length 0
+  bytes[7] = 0;  // key length 0
   EXPECT_EQ(shard::decode(bytes).error, shard::DecodeError::bad_key);
-  bytes[6] = 4;  // one byte more than there is
+  bytes[7] = 4;  // one byte more than there is
   EXPECT_EQ(shard::decode(bytes).error, shard::DecodeError::truncated);
+  bytes = shard::encode({0, 7, "key", {}, shard::Stamp{"h", 1, 2, 3}});
+  bytes[2] = 3;  // a flag no version-1 writer sets
+  EXPECT_EQ(shard::decode(bytes).error, shard::DecodeError::bad_version);
+  bytes[2] = 1;
+  bytes[11] = 0;  // the stamp's port, 0
+  bytes[12] = 0;
+  EXPECT_EQ(shard::decode(bytes).error, shard::DecodeError::bad_stamp);
   EXPECT_FALSE(shard::valid_key(std::string(shard::kMaxKeyBytes + 1, 'k')));
 }
 

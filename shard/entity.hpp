@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -39,12 +41,34 @@ class Entity : public Behavior {
     (void)context;
     (void)reason;
   }
+  // When its shard moves to another live node (after stopping(moved)): the
+  // state to carry there, written to `state`, or false to carry none (the
+  // new owner then starts it fresh on its next message). No system the
+  // issue names carries state without a database; here it travels in the
+  // handoff, in memory.
+  virtual bool hand_over(std::vector<std::uint8_t>& state) {
+    (void)state;
+    return false;
+  }
+  // On the new owner, right after make(key), before any message: what
+  // hand_over gave.
+  virtual void take_over(std::span<const std::uint8_t> state) { (void)state; }
 };
 
 struct EntityKind {
   std::string name;  // its region is the actor "shard.<name>" on every node
   std::uint32_t shards = 64;  // keys map to this many shards; the unit that moves
   Duration passivate_after = Duration::seconds(120);
+  // How long a new owner keeps a shard's messages waiting for the old
+  // owner's handoff before it starts without (the old owner going down
+  // ends the wait at once).
+  Duration handoff_timeout = Duration::seconds(10);
+  // How long a gap in one source's numbering is waited for before the
+  // messages after it are handed on (shard/shard_inbox.hpp).
+  Duration reorder_wait = Duration::seconds(2);
+  // Messages a region keeps at most, awaiting handoffs or gaps; past it a
+  // message is refused (buffer_full).
+  std::size_t buffer_capacity = 10'000;
   // A fresh entity for `key`; nullptr refuses the message (counted).
   std::function<std::unique_ptr<Entity>(std::string_view key)> make;
 };

@@ -1,18 +1,25 @@
-// The wire of entity messages: what a region (shard/region.hpp) reads from
-// a tell or an ask tagged kEntityTag, whoever sent it.
+// The wire of the sharding layer: what regions (shard/region.hpp) read from
+// the tells and asks sent to them, whoever sent them.
 //
-// Model. An entity message names its entity's key and carries the user's
-// own tag and body, plus how many regions have handed it on (hops): a
-// region forwards a message its view gives to another owner, and a message
-// that has been handed on kMaxHops times is refused rather than forwarded
-// again (two regions whose views disagree would otherwise bounce it).
-// The kind is not in the envelope: the region the message is sent to is the
-// kind's (`shard.<kind>`), so an entity message for a kind the node does not
-// host is the kernel's unknown_actor dead letter, counted there.
+// Entity messages (kEntityTag). An entity message names its entity's key
+// and carries the user's own tag and body, how many regions have handed it
+// on (hops), and, once a region has taken it in, a stamp: the region it
+// entered by (its node's address and life) and its number among the
+// messages that region let in for the key's shard. The stamp is what keeps
+// per-sender order across a move (shard/shard_inbox.hpp): every message a
+// sender sends enters by its own node's region, so a sender's messages to
+// one entity carry increasing numbers from one source, whatever path each
+// takes afterwards. A message handed on kMaxHops times is refused rather
+// than forwarded again (two regions whose views disagree would otherwise
+// bounce it). The kind is not in the envelope: the region the message is
+// sent to is the kind's (`shard.<kind>`), so an entity message for a kind
+// the node does not host is the kernel's unknown_actor dead letter.
 //
-// Layout (little-endian): u8 version (1), u8 hops, u32 user tag, u16 key
-// length, key bytes, user body. Keys are 1..kMaxKeyBytes bytes; anything
-// else, or a buffer shorter than its header says, does not decode.
+// Layout (little-endian): u8 version (1), u8 hops, u8 flags (bit 0:
+// stamped), u32 user tag, u16 key length; if stamped, u8 host length, host,
+// u16 port, u64 life, u64 number; then the key, then the user body. Keys
+// are 1..kMaxKeyBytes bytes, hosts 1..255; anything else, or a buffer
+// shorter than its header says, does not decode.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +35,10 @@ namespace weft::shard {
 
 // Tags at and above 0xFFFF0000 are the sharding layer's; user tags inside
 // an envelope are unrestricted.
-inline constexpr std::uint32_t kEntityTag = 0xFFFF0001;  // an entity message
-inline constexpr std::uint32_t kRefusedTag = 0xFFFF0002;  // a region's answer to an ask it could not place
+inline constexpr std::uint32_t kEntityTag = 0xFFFF0001;        // an entity message
+inline constexpr std::uint32_t kRefusedTag = 0xFFFF0002;       // a region's answer to an ask it refused
+inline constexpr std::uint32_t kHandoffEntityTag = 0xFFFF0003;  // shard/handoff_wire.hpp
+inline constexpr std::uint32_t kHandoffDoneTag = 0xFFFF0004;    // shard/handoff_wire.hpp
 inline constexpr std::size_t kMaxKeyBytes = 256;
 inline constexpr std::uint8_t kMaxHops = 2;
 
@@ -37,20 +46,30 @@ inline constexpr std::uint8_t kMaxHops = 2;
 std::string region_name(std::string_view kind);
 ActorRef region_of(const NodeAddress& node, std::string_view kind);
 
+// The region a message entered by, and its number there.
+struct Stamp {
+  std::string_view host;
+  std::uint16_t port = 0;
+  std::uint64_t life = 0;
+  std::uint64_t number = 0;
+};
+
 struct EntityMessage {
   std::uint8_t hops = 0;
   std::uint32_t tag = 0;
   std::string_view key;
   std::span<const std::uint8_t> body;
+  std::optional<Stamp> stamp = {};
 };
 
-// Appends the envelope of `message` to `out` (cleared first). The key must
-// be 1..kMaxKeyBytes bytes (asserted: callers check with valid_key).
+// Writes the envelope of `message` to `out` (cleared first). The key must
+// be valid (asserted: callers check with valid_key) and a stamp's host
+// 1..255 bytes.
 void encode(const EntityMessage& message, std::vector<std::uint8_t>& out);
 std::vector<std::uint8_t> encode(const EntityMessage& message);
 bool valid_key(std::string_view key);
 
-enum class DecodeError : std::uint8_t { truncated, bad_version, bad_key };
+enum class DecodeError : std::uint8_t { truncated, bad_version, bad_key, bad_stamp };
 std::string_view to_string(DecodeError error);
 
 struct Decoded {
@@ -58,5 +77,27 @@ struct Decoded {
   DecodeError error = DecodeError::truncated;
 };
 Decoded decode(std::span<const std::uint8_t> bytes);
+
+// Little-endian fields, shared with handoff_wire.cpp: a reader that fails
+// (and stays failed) rather than reading past its bytes.
+namespace wire_detail {
+void put(std::vector<std::uint8_t>& out, std::uint64_t value, int bytes);
+void put_text(std::vector<std::uint8_t>& out, std::string_view text, int length_bytes);
+class Reader {
+ public:
+  explicit Reader(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+  std::uint64_t get(int bytes);
+  std::string_view text(int length_bytes);
+  std::span<const std::uint8_t> take(std::size_t n);
+  std::span<const std::uint8_t> rest();
+  bool ok() const { return ok_; }
+  bool done() const { return ok_ && at_ == bytes_.size(); }
+
+ private:
+  std::span<const std::uint8_t> bytes_;
+  std::size_t at_ = 0;
+  bool ok_ = true;
+};
+}  // namespace wire_detail
 
 }  // namespace weft::shard

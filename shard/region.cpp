@@ -1,5 +1,5 @@
 // A region routes entity messages and hosts its node's entities; the model
-// is in region.hpp.
+// is in region.hpp. The view and handoffs are in region_moves.cpp.
 #include "shard/region.hpp"
 
 #include <algorithm>
@@ -12,6 +12,7 @@ namespace weft::shard {
 namespace {
 
 constexpr std::uint32_t kPassivationTimer = 1;
+constexpr std::uint32_t kOrderTimer = 2;  // handoff waits and reorder gaps
 
 void bump(std::uint64_t& field, Counter* metric) {
   ++field;
@@ -39,6 +40,8 @@ std::string_view to_string(Refusal refusal) {
     case Refusal::hop_limit: return "hop_limit";
     case Refusal::forward_failed: return "forward_failed";
     case Refusal::no_entity: return "no_entity";
+    case Refusal::buffer_full: return "buffer_full";
+    case Refusal::out_of_order: return "out_of_order";
   }
   return "invalid";
 }
@@ -49,12 +52,14 @@ std::uint64_t RegionCounters::refused_total() const {
   return total;
 }
 
-// The context an entity runs in: its region's, with the entity's asks
-// remembered so their completions find it, and the region's own wake-ups
-// (timers, member watches) withheld.
+// The context an entity runs in: its region's, answering the entity's own
+// message (which may be a copy the region kept, not the region's current
+// delivery), with the entity's asks remembered so their completions find
+// it, and the region's timers withheld.
 class Region::EntityContext final : public Context {
  public:
-  EntityContext(Region& region, Context& outer, std::string_view key) : region_(region), outer_(outer), key_(key) {}
+  EntityContext(Region& region, Context& outer, std::string_view key, const Delivery* handled)
+      : region_(region), outer_(outer), key_(key), handled_(handled) {}
 
   const ActorRef& self() const override { return outer_.self(); }
   Instant now() const override { return outer_.now(); }
@@ -68,15 +73,15 @@ class Region::EntityContext final : public Context {
     return id;
   }
   SendResult reply(std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
-    return outer_.reply(type_tag, body);
+    return outer_.reply_to(handled_ != nullptr ? *handled_ : Delivery{}, type_tag, body);
+  }
+  SendResult reply_to(const Delivery& asked, std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
+    return outer_.reply_to(asked, type_tag, body);
   }
   std::span<const Member> members() const override { return outer_.members(); }
   SendResult forward(const ActorRef& target, const Delivery& message, std::uint32_t type_tag,
                      std::span<const std::uint8_t> body) override {
     return outer_.forward(target, message, type_tag, body);
-  }
-  SendResult reply_to(const Delivery& asked, std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
-    return outer_.reply_to(asked, type_tag, body);
   }
   void start_timer(std::uint32_t, Duration) override { ++region_.counters_.unsupported_calls; }
   void cancel_timer(std::uint32_t) override { ++region_.counters_.unsupported_calls; }
@@ -85,10 +90,12 @@ class Region::EntityContext final : public Context {
   Region& region_;
   Context& outer_;
   std::string_view key_;
+  const Delivery* handled_;  // the entity's message; nullptr outside one
 };
 
 Region::Region(EntityKind kind) : kind_(std::move(kind)) {
   WEFT_ASSERT(!kind_.name.empty() && kind_.shards >= 1 && kind_.passivate_after > Duration::zero());
+  WEFT_ASSERT(kind_.handoff_timeout > Duration::zero() && kind_.reorder_wait > Duration::zero());
   WEFT_ASSERT(kind_.make != nullptr);
 }
 
@@ -101,19 +108,20 @@ void Region::export_metrics(Metrics& metrics, std::string_view actor) {
     l.emplace_back(std::string(key), std::string(value));
     return l;
   };
-  exported_.delivered = &metrics.counter("shard_delivered_total", "entity messages handed to an entity here", labels);
-  exported_.forwarded = &metrics.counter("shard_forwarded_total", "entity messages handed on to the owner's region",
-                                         labels);
-  exported_.activated = &metrics.counter("shard_activated_total", "entities started here", labels);
-  exported_.stopped_idle = &metrics.counter("shard_stopped_total", "entities stopped here, by reason",
-                                            with("reason", "idle"));
-  exported_.stopped_moved = &metrics.counter("shard_stopped_total", "entities stopped here, by reason",
-                                             with("reason", "moved"));
+  Exported& e = exported_;
+  e.delivered = &metrics.counter("shard_delivered_total", "entity messages handed to an entity here", labels);
+  e.forwarded = &metrics.counter("shard_forwarded_total", "entity messages handed on to the owner's region", labels);
+  e.activated = &metrics.counter("shard_activated_total", "entities started here on a message", labels);
+  e.stopped_idle = &metrics.counter("shard_stopped_total", "entities stopped here, by reason", with("reason", "idle"));
+  e.stopped_moved = &metrics.counter("shard_stopped_total", "entities stopped here, by reason", with("reason", "moved"));
+  e.handed_out = &metrics.counter("shard_handed_out_total", "entities whose state went to a new owner", labels);
+  e.handed_in = &metrics.counter("shard_handed_in_total", "entities restored here from a handoff", labels);
   for (std::size_t i = 0; i < kRefusalCount; ++i) {
-    exported_.refused[i] = &metrics.counter("shard_refused_total", "entity messages refused, by reason",
-                                            with("reason", to_string(static_cast<Refusal>(i))));
+    e.refused[i] = &metrics.counter("shard_refused_total", "entity messages refused, by reason",
+                                    with("reason", to_string(static_cast<Refusal>(i))));
   }
-  exported_.active = &metrics.gauge("shard_active_entities", "entities active here", labels);
+  e.active = &metrics.gauge("shard_active_entities", "entities active here", labels);
+  e.kept = &metrics.gauge("shard_kept_messages", "messages kept awaiting a handoff or a gap", labels);
 }
 
 std::vector<std::string> Region::active_keys() const {
@@ -125,15 +133,29 @@ std::vector<std::string> Region::active_keys() const {
 
 std::optional<NodeAddress> Region::owner(std::string_view key) const {
   if (owners_.empty()) return std::nullopt;
-  return owners_[shard_of(kind_.name, key, kind_.shards)];
+  return owners_[shard_of_key(key)];
 }
 
+std::size_t Region::kept() const {
+  std::size_t n = 0;
+  for (const auto& [shard, inbox] : inboxes_) n += inbox.kept();
+  return n;
+}
+
+ShardId Region::shard_of_key(std::string_view key) const { return shard_of(kind_.name, key, kind_.shards); }
+
 void Region::receive(Context& context, const Delivery& message) {
-  if (!watching_) start_watching(context);
+  if (!read_a_view_) read_view(context);  // a region spawned by hand, not through a kernel's spawn
   switch (message.kind) {
     case DeliveryKind::tell:
     case DeliveryKind::ask:
-      on_entity_message(context, message);
+      if (message.type_tag == kHandoffEntityTag) {
+        on_handoff_entity(context, message);
+      } else if (message.type_tag == kHandoffDoneTag) {
+        on_handoff_done(context, message);
+      } else {
+        on_entity_message(context, message);
+      }
       break;
     case DeliveryKind::reply:
     case DeliveryKind::ask_timeout:
@@ -146,33 +168,91 @@ void Region::receive(Context& context, const Delivery& message) {
       break;
     case DeliveryKind::timer:
       if (message.type_tag == kPassivationTimer) on_passivation_timer(context);
+      if (message.type_tag == kOrderTimer) on_order_timer(context);
       break;
   }
   if (exported_.active != nullptr) exported_.active->set(static_cast<double>(entities_.size()));
-}
-
-void Region::start_watching(Context& context) {
-  watching_ = true;
-  self_ = context.self().node;
-  on_members_changed(context);
+  if (exported_.kept != nullptr) exported_.kept->set(static_cast<double>(kept()));
 }
 
 void Region::on_entity_message(Context& context, const Delivery& message) {
   if (message.type_tag != kEntityTag) return refuse(context, message, Refusal::malformed);
   const Decoded decoded = decode(message.body);
   if (!decoded.message) return refuse(context, message, Refusal::malformed);
-  const EntityMessage& inner = *decoded.message;
-  const std::optional<NodeAddress>& owner = owners_[shard_of(kind_.name, inner.key, kind_.shards)];
+  EntityMessage inner = *decoded.message;
+  const ShardId shard = shard_of_key(inner.key);
+  const std::optional<NodeAddress>& owner = owners_[shard];
   if (!owner) return refuse(context, message, Refusal::no_host);
-  if (*owner == self_) return deliver(context, message, inner);
-  if (inner.hops >= kMaxHops) return refuse(context, message, Refusal::hop_limit);
-  EntityMessage onward = inner;
-  ++onward.hops;
-  encode(onward, scratch_);
+  const bool entering = !inner.stamp.has_value();
+  if (entering) inner.stamp = Stamp{self_.host, self_.port, self_life_, next_number_[shard]++};
+  if (*owner == self_) return host(context, message, inner, shard);
+  if (inner.hops >= kMaxHops) {
+    if (entering) --next_number_[shard];
+    return refuse(context, message, Refusal::hop_limit);
+  }
+  ++inner.hops;
+  encode(inner, scratch_);
   if (context.forward(region_of(*owner, kind_.name), message, kEntityTag, scratch_) != SendResult::sent) {
+    if (entering) --next_number_[shard];  // no number is skipped for a message that never left
     return refuse(context, message, Refusal::forward_failed);
   }
   bump(counters_.forwarded, exported_.forwarded);
+}
+
+void Region::host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard) {
+  ShardInbox& inbox = inboxes_[shard];
+  if (inbox.awaiting()) return keep(context, message, inner, shard);
+  const Source source{std::string(inner.stamp->host), inner.stamp->port, inner.stamp->life};
+  switch (inbox.admit(source, inner.stamp->number)) {
+    case ShardInbox::Admit::now:
+      deliver(context, message, inner);
+      release_ready(context, inbox);
+      break;
+    case ShardInbox::Admit::hold:
+      keep(context, message, inner, shard);
+      break;
+    case ShardInbox::Admit::late:
+      refuse(context, message, Refusal::out_of_order);
+      break;
+  }
+}
+
+// Keeps a copy of the message with its stamp, for the inbox to hand on when
+// the wait or the gap ends.
+void Region::keep(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard) {
+  if (kept() >= kind_.buffer_capacity) return refuse(context, message, Refusal::buffer_full);
+  encode(inner, scratch_);
+  MailboxSlot copy;
+  copy.fill(Delivery{message.kind, message.sender, message.correlation_id, kEntityTag, scratch_});
+  ShardInbox& inbox = inboxes_[shard];
+  if (inbox.awaiting()) {
+    inbox.keep_waiting(copy);
+  } else {
+    const Source source{std::string(inner.stamp->host), inner.stamp->port, inner.stamp->life};
+    if (!inbox.hold(source, inner.stamp->number, copy, context.now())) {
+      return refuse(context, message, Refusal::out_of_order);  // that number is held already
+    }
+  }
+  arm_order_timer(context);
+}
+
+void Region::release_ready(Context& context, ShardInbox& inbox) {
+  std::vector<MailboxSlot> ready;
+  std::vector<MailboxSlot> late;
+  inbox.take_ready(ready, late);
+  for (MailboxSlot& slot : late) refuse(context, slot.view(), Refusal::out_of_order);
+  for (MailboxSlot& slot : ready) {
+    const Delivery kept = slot.view();
+    const Decoded decoded = decode(kept.body);
+    WEFT_ASSERT(decoded.message.has_value());  // encoded by keep()
+    deliver(context, kept, *decoded.message);
+  }
+}
+
+// Kept messages offered again (a wait ended), in arrival order: each goes
+// through routing once more, since the view may have moved meanwhile.
+void Region::offer_again(Context& context, std::span<MailboxSlot> kept) {
+  for (MailboxSlot& slot : kept) on_entity_message(context, slot.view());
 }
 
 void Region::deliver(Context& context, const Delivery& message, const EntityMessage& inner) {
@@ -185,7 +265,7 @@ void Region::deliver(Context& context, const Delivery& message, const EntityMess
   }
   it->second.last_message = context.now();
   const Delivery unwrapped{message.kind, message.sender, message.correlation_id, inner.tag, inner.body};
-  EntityContext entity_context(*this, context, it->first);
+  EntityContext entity_context(*this, context, it->first, &unwrapped);
   // The entity may send to its own region, which only queues: `it` stays valid.
   it->second.entity->receive(entity_context, unwrapped);
   bump(counters_.delivered, exported_.delivered);
@@ -195,17 +275,7 @@ void Region::deliver(Context& context, const Delivery& message, const EntityMess
 void Region::refuse(Context& context, const Delivery& message, Refusal refusal) {
   const auto i = static_cast<std::size_t>(refusal);
   bump(counters_.refused[i], exported_.refused[i]);
-  if (message.kind == DeliveryKind::ask) (void)context.reply(kRefusedTag, text_bytes(to_string(refusal)));
-}
-
-void Region::on_members_changed(Context& context) {
-  const Placement placement(context.members());
-  owners_.assign(kind_.shards, std::nullopt);
-  for (ShardId shard = 0; shard < kind_.shards; ++shard) owners_[shard] = placement.owner(kind_.name, shard);
-  for (auto it = entities_.begin(); it != entities_.end();) {
-    const std::optional<NodeAddress>& owner = owners_[shard_of(kind_.name, it->first, kind_.shards)];
-    it = (owner && *owner == self_) ? std::next(it) : stop(context, it, StopReason::moved);
-  }
+  if (message.kind == DeliveryKind::ask) (void)context.reply_to(message, kRefusedTag, text_bytes(to_string(refusal)));
 }
 
 void Region::on_passivation_timer(Context& context) {
@@ -233,6 +303,37 @@ void Region::arm_passivation(Context& context, Instant earliest) {
   passivation_armed_ = true;
 }
 
+void Region::on_order_timer(Context& context) {
+  const Instant now = context.now();
+  for (auto& [shard, inbox] : inboxes_) {
+    if (inbox.awaiting() && inbox.awaiting_until() <= now) {
+      ++counters_.handoff_timeouts;
+      std::deque<MailboxSlot> kept = inbox.end_wait({});
+      std::vector<MailboxSlot> again(std::make_move_iterator(kept.begin()), std::make_move_iterator(kept.end()));
+      offer_again(context, again);
+    }
+  }
+  for (auto& [shard, inbox] : inboxes_) {
+    if (inbox.awaiting()) continue;
+    inbox.skip_gaps(now, kind_.reorder_wait);
+    release_ready(context, inbox);
+  }
+  arm_order_timer(context);
+}
+
+void Region::arm_order_timer(Context& context) {
+  Instant earliest = Instant::never();
+  for (const auto& [shard, inbox] : inboxes_) {
+    if (inbox.awaiting()) earliest = std::min(earliest, inbox.awaiting_until());
+    earliest = std::min(earliest, inbox.next_gap_deadline(kind_.reorder_wait));
+  }
+  if (earliest == Instant::never()) {
+    context.cancel_timer(kOrderTimer);
+  } else {
+    context.start_timer(kOrderTimer, std::max(earliest - context.now(), Duration::zero()));
+  }
+}
+
 void Region::on_completion(Context& context, const Delivery& message) {
   const auto asked = entity_asks_.find(message.correlation_id);
   if (asked == entity_asks_.end()) return;  // not an entity's: the region asks nothing itself
@@ -243,17 +344,27 @@ void Region::on_completion(Context& context, const Delivery& message) {
     ++counters_.orphan_completions;
     return;
   }
-  EntityContext entity_context(*this, context, it->first);
+  EntityContext entity_context(*this, context, it->first, &message);
   it->second.entity->receive(entity_context, message);
 }
 
-Region::Entities::iterator Region::stop(Context& context, Entities::iterator it, StopReason reason) {
-  EntityContext entity_context(*this, context, it->first);
+Region::Entities::iterator Region::stop(Context& context, Entities::iterator it, StopReason reason,
+                                        const std::optional<NodeAddress>& hand_to) {
+  EntityContext entity_context(*this, context, it->first, nullptr);
   it->second.entity->stopping(entity_context, reason);
   if (reason == StopReason::idle) {
     bump(counters_.passivated, exported_.stopped_idle);
   } else {
     bump(counters_.moved, exported_.stopped_moved);
+  }
+  scratch_.clear();
+  if (hand_to && it->second.entity->hand_over(scratch_)) {
+    const std::vector<std::uint8_t> part = encode_entity({shard_of_key(it->first), it->first, scratch_});
+    if (context.tell(region_of(*hand_to, kind_.name), kHandoffEntityTag, part) == SendResult::sent) {
+      bump(counters_.handed_out, exported_.handed_out);
+    } else {
+      ++counters_.handoff_lost;
+    }
   }
   return entities_.erase(it);
 }

@@ -1,31 +1,47 @@
 // A region: one per entity kind on every node (the actor "shard.<kind>"),
-// which routes entity messages to the node that owns their shard and hosts
-// the entities its node owns (issue 28; wip/SHARDING_PLAN.md).
+// which routes entity messages to the node that owns their shard, hosts the
+// entities its node owns, and hands shards over when they move (issue 28;
+// docs/sharding.md).
 //
 // Model. Ownership is the node's own view, nothing more: a shard's owner is
 // Placement's pick among the members up in this node's member table
 // (shard/placement.hpp), recomputed whenever the table changes (the region
-// watches it). Then, for an entity message (shard/envelope.hpp):
-//   - owned here: the entity is started if it is not active (EntityKind::
-//     make) and handed the message, with its sender and ask kept;
+// watches it from its spawn). Then, for an entity message
+// (shard/envelope.hpp):
+//   - the first region it reaches, its sender's own, stamps it with itself
+//     as the source and the shard's next number;
+//   - owned here: it goes through the shard's inbox (shard/shard_inbox.hpp),
+//     which hands messages on in each source's order, and the entity is
+//     started if it is not active (EntityKind::make) and given the message,
+//     with its sender and ask kept;
 //   - owned elsewhere: forwarded to the owner's region (Context::forward:
 //     the sender and the ask are kept, so the entity answers the asker
 //     directly), unless it has been handed on kMaxHops times already;
-//   - owned by no one (no member up), a hop too many, a malformed envelope,
-//     an oversize key, a forward that failed, a kind that made no entity:
-//     refused and counted by reason; an ask refused is answered at once
-//     with kRefusedTag and the reason, so the asker need not time out.
-// When the table changes, every active entity whose shard this view gives
-// to another node (or to none) is stopped (Entity::stopping, reason moved):
-// this is the AP mode's handoff. Two nodes whose views agree name the same
-// owner, so they never both host an entity; nodes whose views disagree (a
-// partition, a change still spreading) may, until their views agree again.
-// An entity idle for passivate_after is stopped (reason idle) by a timer
-// that fires no more often than every passivate_after / 8, so an idle
-// entity goes between passivate_after and 1.125 times it.
+//   - refused, counted by reason, and an ask refused is answered at once
+//     with kRefusedTag and the reason (Refusal below).
+// Handoff. When the view takes a shard from this node, the region stops its
+// entities (Entity::stopping, reason moved), sends the new owner's region
+// the state of those that have some (Entity::hand_over), then a HandoffDone
+// with the shard's numbering, then forwards the messages its inbox still
+// kept (shard/handoff_wire.hpp); one link carries them in that order. When
+// the view gives this node a shard whose previous owner is still live, the
+// region keeps the shard's messages until that owner's HandoffDone arrives,
+// the owner goes down, or handoff_timeout passes; then it restores the
+// entities handed over (Entity::take_over) and hands the kept messages on
+// in order. A handoff is taken only from a live member that owned the shard
+// in a view without this node (or the one it awaits): anything else is
+// refused and counted, and moves nothing.
+// Split brain (AP). Two nodes whose views agree name the same owner, so
+// they never both host an entity; nodes whose views disagree (a partition,
+// a change still spreading) may, until their views agree again, when the
+// loser stops its copy (reason moved) and hands it over.
+// Passivation. An entity idle for passivate_after is stopped (reason idle)
+// by a timer that fires no more often than every passivate_after / 8, so an
+// idle entity goes between passivate_after and 1.125 times it.
 //
-// Determinism: entities are kept in key order and the region reads no
-// clock but the context's, so a seed replays the same activations.
+// Determinism: entities, inboxes and pending handoffs are kept in ordered
+// maps and the region reads no clock but the context's, so a seed replays
+// the same activations.
 #pragma once
 
 #include <array>
@@ -39,31 +55,42 @@
 
 #include "app/metrics.hpp"
 #include "kernel/actors/behavior.hpp"
+#include "kernel/actors/mailbox.hpp"
 #include "shard/entity.hpp"
 #include "shard/envelope.hpp"
+#include "shard/handoff_wire.hpp"
 #include "shard/placement.hpp"
+#include "shard/shard_inbox.hpp"
 
 namespace weft::shard {
 
 enum class Refusal : std::uint8_t {
-  malformed,       // not an entity envelope (wrong tag, or it did not decode)
+  malformed,       // not a message a region reads (wrong tag, or it did not decode)
   no_host,         // no member is up in this node's view
   hop_limit,       // handed on kMaxHops times: the views on its way disagree
   forward_failed,  // the owner could not be sent to (down, outbound full, ...)
   no_entity,       // EntityKind::make returned none
+  buffer_full,     // buffer_capacity messages kept already
+  out_of_order,    // its source's numbering had passed it (a gap skipped)
 };
-inline constexpr std::size_t kRefusalCount = 5;
+inline constexpr std::size_t kRefusalCount = 7;
 std::string_view to_string(Refusal refusal);
 
 struct RegionCounters {
   std::uint64_t delivered = 0;   // messages handed to an entity here
   std::uint64_t forwarded = 0;   // messages handed on to the owner's region
-  std::uint64_t activated = 0;   // entities started
+  std::uint64_t activated = 0;   // entities started on a message
   std::uint64_t passivated = 0;  // entities stopped idle
   std::uint64_t moved = 0;       // entities stopped because their shard moved
   std::array<std::uint64_t, kRefusalCount> refused{};
+  std::uint64_t handed_out = 0;         // entities whose state was sent to a new owner
+  std::uint64_t handed_in = 0;          // entities restored from a handoff
+  std::uint64_t handoff_lost = 0;       // state that could not be sent (too large, outbound full)
+  std::uint64_t handoff_refused = 0;    // handoff parts from a node that may not hand the shard
+  std::uint64_t handoff_conflicts = 0;  // state for an entity already active here (dropped)
+  std::uint64_t handoff_timeouts = 0;   // waits that ended without the handoff
   std::uint64_t orphan_completions = 0;  // an entity's ask completed after it stopped
-  std::uint64_t unsupported_calls = 0;   // an entity's timer or watch call (entity.hpp)
+  std::uint64_t unsupported_calls = 0;   // an entity's timer call (entity.hpp)
   std::uint64_t refused_total() const;
 };
 
@@ -83,8 +110,13 @@ class Region final : public Behavior, public ExportsMetrics {
   bool hosts(std::string_view key) const { return entities_.find(key) != entities_.end(); }
   std::size_t active() const { return entities_.size(); }
   // The owner of `key`'s shard in the view this region last read; none
-  // before its first message or with no member up.
+  // before it read one or with no member up.
   std::optional<NodeAddress> owner(std::string_view key) const;
+  // The members up in the view this region last read, in address order:
+  // two regions with equal hosts name the same owner for every shard.
+  const std::vector<NodeAddress>& hosts() const { return hosts_; }
+  // Messages kept, awaiting handoffs or gaps.
+  std::size_t kept() const;
 
  private:
   class EntityContext;
@@ -94,25 +126,48 @@ class Region final : public Behavior, public ExportsMetrics {
   };
   using Entities = std::map<std::string, Active, std::less<>>;
 
-  void start_watching(Context& context);
+  // region.cpp: routing, delivery, refusals, timers
   void on_entity_message(Context& context, const Delivery& message);
+  void host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
+  void keep(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
+  void release_ready(Context& context, ShardInbox& inbox);
   void deliver(Context& context, const Delivery& message, const EntityMessage& inner);
   void refuse(Context& context, const Delivery& message, Refusal refusal);
-  void on_members_changed(Context& context);
   void on_passivation_timer(Context& context);
   void arm_passivation(Context& context, Instant earliest);
+  void on_order_timer(Context& context);
+  void arm_order_timer(Context& context);
   void on_completion(Context& context, const Delivery& message);
-  Entities::iterator stop(Context& context, Entities::iterator it, StopReason reason);
+  // Stops an entity; moved to a live `hand_to`, its state goes there.
+  Entities::iterator stop(Context& context, Entities::iterator it, StopReason reason,
+                          const std::optional<NodeAddress>& hand_to = std::nullopt);
+  void offer_again(Context& context, std::span<MailboxSlot> kept);
+
+  // region_moves.cpp: the view, handoffs out and in
+  void on_members_changed(Context& context);
+  void read_view(Context& context);
+  void hand_over_lost(Context& context, const std::vector<std::optional<NodeAddress>>& before);
+  void await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before);
+  void end_waits_on_gone(Context& context);
+  void on_handoff_entity(Context& context, const Delivery& message);
+  void on_handoff_done(Context& context, const Delivery& message);
+  bool may_hand(Context& context, const NodeAddress& from, ShardId shard) const;
+  bool is_live(Context& context, const NodeAddress& node) const;
+  ShardId shard_of_key(std::string_view key) const;
 
   EntityKind kind_;
-  bool watching_ = false;
   NodeAddress self_;
+  std::uint64_t self_life_ = 0;
+  bool read_a_view_ = false;
   std::vector<std::optional<NodeAddress>> owners_;  // per shard, from the last view read
+  std::vector<NodeAddress> hosts_;
+  std::vector<std::uint64_t> next_number_;  // per shard, the next number this region stamps
   Entities entities_;
+  std::map<ShardId, ShardInbox> inboxes_;
   std::map<AskId, std::string> entity_asks_;  // asks entities made, to route their completions
   bool passivation_armed_ = false;
   RegionCounters counters_;
-  std::vector<std::uint8_t> scratch_;  // a forwarded envelope, re-encoded
+  std::vector<std::uint8_t> scratch_;  // an envelope re-encoded
   // Exported counters (export_metrics), nullptr when no host gave a registry.
   struct Exported {
     Counter* delivered = nullptr;
@@ -120,8 +175,11 @@ class Region final : public Behavior, public ExportsMetrics {
     Counter* activated = nullptr;
     Counter* stopped_idle = nullptr;
     Counter* stopped_moved = nullptr;
+    Counter* handed_out = nullptr;
+    Counter* handed_in = nullptr;
     std::array<Counter*, kRefusalCount> refused{};
     Gauge* active = nullptr;
+    Gauge* kept = nullptr;
   };
   Exported exported_;
 };

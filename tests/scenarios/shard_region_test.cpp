@@ -15,6 +15,7 @@
 #include "kernel_harness.hpp"
 #include "shard/entity_ref.hpp"
 #include "shard/envelope.hpp"
+#include "shard/handoff_wire.hpp"
 #include "shard/region.hpp"
 
 namespace weft::testing {
@@ -50,6 +51,15 @@ class Tally final : public shard::Entity {
   }
   void stopping(Context&, shard::StopReason reason) override {
     log_->lines.push_back(std::to_string(node_) + " stop:" + std::string(to_string(reason)) + " " + key_);
+  }
+  bool hand_over(std::vector<std::uint8_t>& state) override {
+    for (int i = 0; i < 8; ++i) state.push_back(static_cast<std::uint8_t>(count_ >> (8 * i)));
+    return true;
+  }
+  void take_over(std::span<const std::uint8_t> state) override {
+    count_ = 0;
+    for (std::size_t i = 0; i < state.size() && i < 8; ++i) count_ |= std::uint64_t{state[i]} << (8 * i);
+    log_->lines.push_back(std::to_string(node_) + " took " + key_ + "=" + std::to_string(count_));
   }
 
  private:
@@ -244,6 +254,113 @@ TEST(ShardRegion, BadInputIsRefusedCountedAndAnswered) {
     EXPECT_EQ(r->counters().delivered + r->counters().forwarded + r->counters().activated, 0u);
   }
   EXPECT_TRUE(c.log->lines.empty());
+}
+
+// The count an answer reports ("<key>=<count>@<node>").
+std::uint64_t count_in(const AskCompleted& done) {
+  const std::string body = text(done.body);
+  return std::stoull(body.substr(body.find('=') + 1, body.find('@') - body.find('=') - 1));
+}
+
+TEST(ShardRegion, ALeaversEntitiesMoveWithTheirStateAndNoIncrementIsLost) {
+  Cluster c(3);
+  const auto ask_all = [&] {
+    for (int k = 0; k < 30; ++k) {
+      (void)shard::ask(c.h.node(1), c.h.now(), EntityRef{"tally", key(k)}, kAdd, {}, Duration::seconds(5));
+    }
+  };
+  ask_all();
+  ask_all();
+  c.h.advance(Duration::seconds(1));
+  std::size_t on_three = 0;
+  for (int k = 0; k < 30; ++k) on_three += c.hosts_of(key(k)) == std::vector<std::size_t>{3};
+  ASSERT_GT(on_three, 0u);
+  // Node 3 leaves; asks go on at once, while its shards move.
+  c.h.node(3).leave(c.h.now());
+  ask_all();
+  c.h.advance(Duration::seconds(5));
+  ask_all();
+  c.h.advance(Duration::seconds(2));
+  // Every key was asked 4 times and every ask answered: the last answers
+  // say 4, each from node 1 or 2.
+  std::map<std::string, std::uint64_t> last;
+  std::size_t answers = 0;
+  for (const AskCompleted& done : c.completions(1)) {
+    ASSERT_EQ(done.outcome, AskOutcome::reply);
+    ASSERT_EQ(done.type_tag, kTotal) << text(done.body);
+    const std::string body = text(done.body);
+    const std::string k = body.substr(0, body.find('='));
+    last[k] = std::max(last[k], count_in(done));
+    ++answers;
+  }
+  EXPECT_EQ(answers, 120u);
+  for (int k = 0; k < 30; ++k) EXPECT_EQ(last[key(k)], 4u) << key(k);
+  for (int k = 0; k < 30; ++k) {
+    const std::vector<std::size_t> hosts = c.hosts_of(key(k));
+    ASSERT_EQ(hosts.size(), 1u) << key(k);
+    EXPECT_NE(hosts[0], 3u);
+  }
+  const shard::RegionCounters& leaver = c.regions[2]->counters();
+  EXPECT_EQ(leaver.handed_out, on_three);
+  EXPECT_EQ(c.regions[0]->counters().handed_in + c.regions[1]->counters().handed_in, on_three);
+  for (const Region* r : c.regions) {
+    EXPECT_EQ(r->counters().handoff_timeouts, 0u);
+    EXPECT_EQ(r->counters().handoff_refused, 0u);
+    EXPECT_EQ(r->counters().refused_total(), 0u);
+    EXPECT_EQ(r->kept(), 0u);
+  }
+}
+
+// Sends one prepared message to a target on any tell: a region's handoff
+// forged by an actor of a live member that may not hand the shard.
+class Forger final : public Behavior {
+ public:
+  Forger(ActorRef target, std::uint32_t tag, std::vector<std::uint8_t> body)
+      : target_(std::move(target)), tag_(tag), body_(std::move(body)) {}
+  void receive(Context& context, const Delivery& m) override {
+    if (m.kind == DeliveryKind::tell) (void)context.tell(target_, tag_, body_);
+  }
+
+ private:
+  ActorRef target_;
+  std::uint32_t tag_;
+  std::vector<std::uint8_t> body_;
+};
+
+TEST(ShardRegion, AHandoffFromANodeThatMayNotHandTheShardIsRefused) {
+  Cluster c(3);
+  c.h.advance(Duration::milliseconds(100));
+  // A key node 1 owns whose shard, without node 1, would go to node 3: node 2
+  // never held it and may not hand it over.
+  std::string victim;
+  for (int k = 0; k < 200 && victim.empty(); ++k) {
+    const shard::ShardId s = shard::shard_of("tally", key(k), 32);
+    if (c.regions[0]->owner(key(k)) != c.h.address(1)) continue;
+    if (shard::score("tally", s, c.h.address(3)) > shard::score("tally", s, c.h.address(2))) victim = key(k);
+  }
+  ASSERT_FALSE(victim.empty());
+  const shard::ShardId s = shard::shard_of("tally", victim, 32);
+  const std::vector<std::uint8_t> state(8, 0x7f);
+  const ActorRef region1 = shard::region_of(c.h.address(1), "tally");
+  const ActorRef entity_forger = c.h.node(2).spawn(
+      c.h.now(), "forger1",
+      std::make_unique<Forger>(region1, shard::kHandoffEntityTag, shard::encode_entity({s, victim, state})));
+  shard::HandoffDone done;
+  done.shards[s] = {{shard::Source{c.h.address(2).host, c.h.address(2).port, 1}, 1000}};
+  const ActorRef done_forger = c.h.node(2).spawn(
+      c.h.now(), "forger2", std::make_unique<Forger>(region1, shard::kHandoffDoneTag, shard::encode_done(done)));
+  c.h.node(2).tell(c.h.now(), entity_forger, 0, {});
+  c.h.node(2).tell(c.h.now(), done_forger, 0, {});
+  c.h.advance(Duration::milliseconds(200));
+  EXPECT_EQ(c.regions[0]->counters().handoff_refused, 2u);
+  EXPECT_EQ(c.regions[0]->counters().handed_in, 0u);
+  EXPECT_FALSE(c.regions[0]->hosts(victim));
+  // The forged numbering moved nothing: the next ask is answered as usual.
+  (void)shard::ask(c.h.node(1), c.h.now(), EntityRef{"tally", victim}, kAdd, {}, Duration::seconds(2));
+  c.h.advance(Duration::milliseconds(200));
+  const auto answers = c.completions(1);
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_EQ(text(answers[0].body), victim + "=1@1");
 }
 
 }  // namespace
