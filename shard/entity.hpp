@@ -55,6 +55,15 @@ class Entity : public Behavior {
   virtual void take_over(std::span<const std::uint8_t> state) { (void)state; }
 };
 
+// Defects planted on purpose in the region, to show the simulator's
+// properties catch them (props/entities; docs/sharding.md). All off in use.
+struct RegionMutations {
+  bool keep_moved = false;          // entities whose shard moved keep running here
+  bool drop_handoff_state = false;  // a moved entity's state is not sent
+  bool no_handoff_wait = false;     // a gained shard is served before the old owner's handoff
+  bool unordered = false;           // messages are handed on as they arrive, gaps or not
+};
+
 struct EntityKind {
   std::string name;  // its region is the actor "shard.<name>" on every node
   std::uint32_t shards = 64;  // keys map to this many shards; the unit that moves
@@ -69,6 +78,7 @@ struct EntityKind {
   // Messages a region keeps at most, awaiting handoffs or gaps; past it a
   // message is refused (buffer_full).
   std::size_t buffer_capacity = 10'000;
+  RegionMutations mutations = {};
   // A fresh entity for `key`; nullptr refuses the message (counted).
   std::function<std::unique_ptr<Entity>(std::string_view key)> make;
 };

@@ -131,6 +131,11 @@ std::vector<std::string> Region::active_keys() const {
   return keys;
 }
 
+const Entity* Region::entity(std::string_view key) const {
+  const auto it = entities_.find(key);
+  return it == entities_.end() ? nullptr : it->second.entity.get();
+}
+
 std::optional<NodeAddress> Region::owner(std::string_view key) const {
   if (owners_.empty()) return std::nullopt;
   return owners_[shard_of_key(key)];
@@ -145,7 +150,10 @@ std::size_t Region::kept() const {
 ShardId Region::shard_of_key(std::string_view key) const { return shard_of(kind_.name, key, kind_.shards); }
 
 void Region::receive(Context& context, const Delivery& message) {
-  if (!read_a_view_) read_view(context);  // a region spawned by hand, not through a kernel's spawn
+  // A region reads its first view from the members_changed its spawn queues;
+  // one handed a message before that (a test calling receive() by hand)
+  // reads it now.
+  if (!read_a_view_ && message.kind != DeliveryKind::members_changed) read_view(context);
   switch (message.kind) {
     case DeliveryKind::tell:
     case DeliveryKind::ask:
@@ -202,6 +210,7 @@ void Region::on_entity_message(Context& context, const Delivery& message) {
 void Region::host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard) {
   ShardInbox& inbox = inboxes_[shard];
   if (inbox.awaiting()) return keep(context, message, inner, shard);
+  if (kind_.mutations.unordered) return deliver(context, message, inner);
   const Source source{std::string(inner.stamp->host), inner.stamp->port, inner.stamp->life};
   switch (inbox.admit(source, inner.stamp->number)) {
     case ShardInbox::Admit::now:
@@ -249,9 +258,11 @@ void Region::release_ready(Context& context, ShardInbox& inbox) {
   }
 }
 
-// Kept messages offered again (a wait ended), in arrival order: each goes
-// through routing once more, since the view may have moved meanwhile.
-void Region::offer_again(Context& context, std::span<MailboxSlot> kept) {
+// A wait ends (the handoff came, its sender is gone, or time is up): the
+// messages kept meanwhile are offered again, in arrival order, each through
+// routing once more, since the view may have moved meanwhile.
+void Region::end_wait(Context& context, ShardInbox& inbox, const ShardInbox::Numbering& handed) {
+  std::deque<MailboxSlot> kept = inbox.end_wait(handed);
   for (MailboxSlot& slot : kept) on_entity_message(context, slot.view());
 }
 
@@ -308,9 +319,7 @@ void Region::on_order_timer(Context& context) {
   for (auto& [shard, inbox] : inboxes_) {
     if (inbox.awaiting() && inbox.awaiting_until() <= now) {
       ++counters_.handoff_timeouts;
-      std::deque<MailboxSlot> kept = inbox.end_wait({});
-      std::vector<MailboxSlot> again(std::make_move_iterator(kept.begin()), std::make_move_iterator(kept.end()));
-      offer_again(context, again);
+      end_wait(context, inbox, {});
     }
   }
   for (auto& [shard, inbox] : inboxes_) {
@@ -324,8 +333,9 @@ void Region::on_order_timer(Context& context) {
 void Region::arm_order_timer(Context& context) {
   Instant earliest = Instant::never();
   for (const auto& [shard, inbox] : inboxes_) {
-    if (inbox.awaiting()) earliest = std::min(earliest, inbox.awaiting_until());
-    earliest = std::min(earliest, inbox.next_gap_deadline(kind_.reorder_wait));
+    // While a shard awaits its handoff its gaps wait too (on_order_timer
+    // skips none of them), so only the wait's end counts.
+    earliest = std::min(earliest, inbox.awaiting() ? inbox.awaiting_until() : inbox.next_gap_deadline(kind_.reorder_wait));
   }
   if (earliest == Instant::never()) {
     context.cancel_timer(kOrderTimer);
@@ -358,7 +368,7 @@ Region::Entities::iterator Region::stop(Context& context, Entities::iterator it,
     bump(counters_.moved, exported_.stopped_moved);
   }
   scratch_.clear();
-  if (hand_to && it->second.entity->hand_over(scratch_)) {
+  if (hand_to && !kind_.mutations.drop_handoff_state && it->second.entity->hand_over(scratch_)) {
     const std::vector<std::uint8_t> part = encode_entity({shard_of_key(it->first), it->first, scratch_});
     if (context.tell(region_of(*hand_to, kind_.name), kHandoffEntityTag, part) == SendResult::sent) {
       bump(counters_.handed_out, exported_.handed_out);

@@ -19,11 +19,14 @@
 //     directly), unless it has been handed on kMaxHops times already;
 //   - refused, counted by reason, and an ask refused is answered at once
 //     with kRefusedTag and the reason (Refusal below).
-// Handoff. When the view takes a shard from this node, the region stops its
+// Handoff. When the view gives a shard of this node's to another node, the
+// region stops its
 // entities (Entity::stopping, reason moved), sends the new owner's region
 // the state of those that have some (Entity::hand_over), then a HandoffDone
 // with the shard's numbering, then forwards the messages its inbox still
-// kept (shard/handoff_wire.hpp); one link carries them in that order. When
+// kept (shard/handoff_wire.hpp); one link carries them in that order. A
+// shard a view gives no one (no member up in it) stays, entities and all,
+// until a view names an owner to hand it to. When
 // the view gives this node a shard whose previous owner is still live, the
 // region keeps the shard's messages until that owner's HandoffDone arrives,
 // the owner goes down, or handoff_timeout passes; then it restores the
@@ -49,6 +52,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,6 +112,9 @@ class Region final : public Behavior, public ExportsMetrics {
   // The keys of the entities active here, in key order.
   std::vector<std::string> active_keys() const;
   bool hosts(std::string_view key) const { return entities_.find(key) != entities_.end(); }
+  // The entity active here for `key`, or nullptr: for the simulator's
+  // workloads, which check entities' state; never for actor code.
+  const Entity* entity(std::string_view key) const;
   std::size_t active() const { return entities_.size(); }
   // The owner of `key`'s shard in the view this region last read; none
   // before it read one or with no member up.
@@ -141,18 +148,20 @@ class Region final : public Behavior, public ExportsMetrics {
   // Stops an entity; moved to a live `hand_to`, its state goes there.
   Entities::iterator stop(Context& context, Entities::iterator it, StopReason reason,
                           const std::optional<NodeAddress>& hand_to = std::nullopt);
-  void offer_again(Context& context, std::span<MailboxSlot> kept);
+  void end_wait(Context& context, ShardInbox& inbox, const ShardInbox::Numbering& handed);
 
   // region_moves.cpp: the view, handoffs out and in
   void on_members_changed(Context& context);
   void read_view(Context& context);
-  void hand_over_lost(Context& context, const std::vector<std::optional<NodeAddress>>& before);
-  void await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before);
+  void hand_over_lost(Context& context, const std::set<NodeAddress>& newly_up);
+  void await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before,
+                    const std::set<NodeAddress>& newly_up);
   void end_waits_on_gone(Context& context);
   void on_handoff_entity(Context& context, const Delivery& message);
   void on_handoff_done(Context& context, const Delivery& message);
   bool may_hand(Context& context, const NodeAddress& from, ShardId shard) const;
   bool is_live(Context& context, const NodeAddress& node) const;
+  std::optional<NodeAddress> owner_without_self(ShardId shard, const std::optional<NodeAddress>& also = {}) const;
   ShardId shard_of_key(std::string_view key) const;
 
   EntityKind kind_;
@@ -161,6 +170,9 @@ class Region final : public Behavior, public ExportsMetrics {
   bool read_a_view_ = false;
   std::vector<std::optional<NodeAddress>> owners_;  // per shard, from the last view read
   std::vector<NodeAddress> hosts_;
+  // Per shard: this node owned it in the last view that named an owner, so
+  // it hands it over (a HandoffDone) to the next owner a view names.
+  std::vector<bool> responsible_;
   std::vector<std::uint64_t> next_number_;  // per shard, the next number this region stamps
   Entities entities_;
   std::map<ShardId, ShardInbox> inboxes_;

@@ -1,5 +1,7 @@
 // A region's view and its handoffs, out and in; the model is in region.hpp.
 #include <algorithm>
+#include <iterator>
+#include <set>
 
 #include "kernel/assert.hpp"
 #include "shard/region.hpp"
@@ -21,6 +23,7 @@ void Region::read_view(Context& context) {
   owners_.assign(kind_.shards, std::nullopt);
   for (ShardId shard = 0; shard < kind_.shards; ++shard) owners_[shard] = placement.owner(kind_.name, shard);
   next_number_.resize(kind_.shards, 1);
+  responsible_.resize(kind_.shards, false);
   for (const Member& m : context.members()) {
     if (m.address() == self_) self_life_ = m.incarnation().value;
   }
@@ -28,10 +31,18 @@ void Region::read_view(Context& context) {
 
 void Region::on_members_changed(Context& context) {
   std::vector<std::optional<NodeAddress>> before = std::move(owners_);
+  const std::vector<NodeAddress> hosts_before = std::move(hosts_);
   read_view(context);
   if (before.empty()) before.assign(kind_.shards, std::nullopt);
-  hand_over_lost(context, before);
-  await_gained(context, before);
+  std::set<NodeAddress> newly_up;
+  std::set_difference(hosts_.begin(), hosts_.end(), hosts_before.begin(), hosts_before.end(),
+                      std::inserter(newly_up, newly_up.end()));
+  newly_up.erase(self_);
+  hand_over_lost(context, newly_up);
+  await_gained(context, before, newly_up);
+  for (ShardId shard = 0; shard < kind_.shards; ++shard) {
+    if (owners_[shard] == self_) responsible_[shard] = true;
+  }
   end_waits_on_gone(context);
   // A source whose node is gone, or that runs a newer life, sends no more
   // under that life: its numbering can go.
@@ -49,35 +60,43 @@ void Region::on_members_changed(Context& context) {
   arm_order_timer(context);
 }
 
-// Shards this view takes from this node: their entities stop, those with
+// Shards this view gives another node: their entities stop, those with
 // state send it to the new owner, then one HandoffDone per new owner names
 // the shards and their numbering, then the messages kept for them follow.
-void Region::hand_over_lost(Context& context, const std::vector<std::optional<NodeAddress>>& before) {
+// A shard this view gives no one (no member up here: a partition, this node
+// down) stays with this node, entities and all, until a view names an owner
+// to hand it to: nobody else can take it meanwhile.
+void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly_up) {
+  // Every member newly up here hears from this node, if only that it hands
+  // it nothing: it may be waiting to learn whether this node served a shard
+  // it owns (await_gained).
   std::map<NodeAddress, HandoffDone> dones;
+  for (const NodeAddress& member : newly_up) dones[member];
   for (ShardId shard = 0; shard < kind_.shards; ++shard) {
-    if (before[shard] == self_ && owners_[shard] != self_ && owners_[shard]) dones[*owners_[shard]].shards[shard];
+    if (responsible_[shard] && owners_[shard] && owners_[shard] != self_) {
+      dones[*owners_[shard]].shards[shard];
+      responsible_[shard] = false;
+    }
   }
   for (auto it = entities_.begin(); it != entities_.end();) {
     const std::optional<NodeAddress>& owner = owners_[shard_of_key(it->first)];
-    it = owner == self_ ? std::next(it) : stop(context, it, StopReason::moved, owner);
+    const bool stays = !owner || owner == self_ || kind_.mutations.keep_moved;
+    it = stays ? std::next(it) : stop(context, it, StopReason::moved, owner);
   }
   std::vector<std::pair<NodeAddress, MailboxSlot>> follow;
   for (auto it = inboxes_.begin(); it != inboxes_.end(); ++it) {
     const std::optional<NodeAddress>& owner = owners_[it->first];
-    if (owner == self_) continue;
+    if (!owner || owner == self_) continue;
     std::vector<MailboxSlot> messages;
-    ShardInbox::Numbering numbering = it->second.hand_over(messages);
-    if (owner) dones[*owner].shards[it->first] = std::move(numbering);
-    for (MailboxSlot& m : messages) follow.emplace_back(owner.value_or(NodeAddress{}), std::move(m));
+    dones[*owner].shards[it->first] = it->second.hand_over(messages);
+    for (MailboxSlot& m : messages) follow.emplace_back(*owner, std::move(m));
   }
   for (const auto& [owner, done] : dones) {
     (void)context.tell(region_of(owner, kind_.name), kHandoffDoneTag, encode_done(done));
   }
   for (auto& [owner, slot] : follow) {
     const Delivery kept = slot.view();
-    if (owner.port == 0) {
-      refuse(context, kept, Refusal::no_host);
-    } else if (context.forward(region_of(owner, kind_.name), kept, kEntityTag, kept.body) == SendResult::sent) {
+    if (context.forward(region_of(owner, kind_.name), kept, kEntityTag, kept.body) == SendResult::sent) {
       ++counters_.forwarded;
     } else {
       refuse(context, kept, Refusal::forward_failed);
@@ -85,12 +104,26 @@ void Region::hand_over_lost(Context& context, const std::vector<std::optional<No
   }
 }
 
-void Region::await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before) {
+// A shard this node owns waits for a handoff from a live member that may
+// have served it: the owner the last view named, if another (the shard moved
+// here), or a member newly up here that would own the shard without this
+// node (it may have served it while this node was not up in its view: a
+// restart, a partition, a node that came up alone). That member sends a
+// HandoffDone to every member newly up in its view (hand_over_lost), so the
+// wait lasts a round trip when there was nothing to hand over.
+void Region::await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before,
+                          const std::set<NodeAddress>& newly_up) {
+  if (kind_.mutations.no_handoff_wait) return;
   const Instant until = context.now() + kind_.handoff_timeout;
   for (ShardId shard = 0; shard < kind_.shards; ++shard) {
-    const std::optional<NodeAddress>& previous = before[shard];
-    if (owners_[shard] != self_ || !previous || *previous == self_) continue;
-    if (is_live(context, *previous)) inboxes_[shard].await_handoff(*previous, until);
+    if (owners_[shard] != self_ || inboxes_[shard].awaiting()) continue;
+    std::optional<NodeAddress> from;
+    if (before[shard] && *before[shard] != self_) {
+      from = before[shard];
+    } else if (const auto without = owner_without_self(shard); without && newly_up.contains(*without)) {
+      from = without;
+    }
+    if (from && is_live(context, *from)) inboxes_[shard].await_handoff(*from, until);
   }
 }
 
@@ -99,9 +132,7 @@ void Region::await_gained(Context& context, const std::vector<std::optional<Node
 void Region::end_waits_on_gone(Context& context) {
   for (auto& [shard, inbox] : inboxes_) {
     if (!inbox.awaiting() || is_live(context, *inbox.awaited_from())) continue;
-    std::deque<MailboxSlot> kept = inbox.end_wait({});
-    std::vector<MailboxSlot> again(std::make_move_iterator(kept.begin()), std::make_move_iterator(kept.end()));
-    offer_again(context, again);
+    end_wait(context, inbox, {});
   }
 }
 
@@ -112,12 +143,18 @@ bool Region::may_hand(Context& context, const NodeAddress& from, ShardId shard) 
   if (owners_[shard] != self_ || from == self_ || !is_live(context, from)) return false;
   const auto inbox = inboxes_.find(shard);
   if (inbox != inboxes_.end() && inbox->second.awaited_from() == from) return true;
+  return owner_without_self(shard, from) == from;
+}
+
+// The owner of `shard` among the hosts this region last read (and `also`,
+// if given), this node left out.
+std::optional<NodeAddress> Region::owner_without_self(ShardId shard, const std::optional<NodeAddress>& also) const {
+  std::vector<NodeAddress> candidates = hosts_;
+  if (also) candidates.push_back(*also);
+  std::sort(candidates.begin(), candidates.end());
   std::optional<NodeAddress> best;
   std::uint64_t best_score = 0;
-  std::vector<NodeAddress> candidates = hosts_;
-  candidates.push_back(from);
-  std::sort(candidates.begin(), candidates.end());
-  for (const NodeAddress& host : candidates) {
+  for (const NodeAddress& host : candidates) {  // address order: a tie keeps the lower address
     if (host == self_) continue;
     const std::uint64_t s = score(kind_.name, shard, host);
     if (!best || s > best_score) {
@@ -125,7 +162,7 @@ bool Region::may_hand(Context& context, const NodeAddress& from, ShardId shard) 
       best_score = s;
     }
   }
-  return best == from;
+  return best;
 }
 
 void Region::on_handoff_entity(Context& context, const Delivery& message) {
@@ -162,13 +199,16 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
     }
     ShardInbox& inbox = inboxes_[shard];
     if (inbox.awaiting()) {
-      std::deque<MailboxSlot> kept = inbox.end_wait(numbering);
-      std::vector<MailboxSlot> again(std::make_move_iterator(kept.begin()), std::make_move_iterator(kept.end()));
-      offer_again(context, again);
+      end_wait(context, inbox, numbering);
     } else {
       inbox.merge(numbering);
       release_ready(context, inbox);
     }
+  }
+  // A HandoffDone is all `from` hands this node for now: a wait on it for a
+  // shard it did not name ends too (it served none of that shard).
+  for (auto& [shard, inbox] : inboxes_) {
+    if (inbox.awaiting() && inbox.awaited_from() == from) end_wait(context, inbox, {});
   }
   arm_order_timer(context);
 }

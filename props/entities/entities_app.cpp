@@ -1,0 +1,25 @@
+#include "props/entities/entities_app.hpp"
+
+#include <memory>
+
+#include "props/entities/entities_workload.hpp"
+#include "props/entities/entity_counter.hpp"
+#include "shard/region_actor.hpp"
+
+namespace weft::entities {
+
+Application application(std::string program) {
+  return Application{
+      .name = std::move(program),
+      .description = "the sharded counter as entities addressed by key (docs/sharding.md)",
+      .actors = {shard::region_actor(counter_kind())},
+      .defects = shard::region_defects(),
+      .workloads = {{.name = "entities",
+                     .description = "Adds and Gets by entity key from every node",
+                     .make = [](std::uint64_t, std::span<const std::string>) {
+                       return std::make_unique<EntitiesWorkload>();
+                     }}},
+  };
+}
+
+}  // namespace weft::entities

@@ -1,0 +1,310 @@
+#include "props/entities/entities_workload.hpp"
+
+#include <memory>
+#include <cstdio>
+#include <cstdlib>
+
+#include "props/entities/entity_counter.hpp"
+#include "shard/entity_ref.hpp"
+#include "sim/scenario.hpp"
+#include "sim/simulator.hpp"
+
+namespace weft::entities {
+namespace {
+
+constexpr std::uint64_t kPrngStream = 0xE17171E5;
+
+std::string n(std::size_t node) {
+  std::string name = "n";
+  name += std::to_string(node);
+  return name;
+}
+
+// Handoffs that did not arrive whole, on one region: the state they carried
+// is gone, as after a crash.
+std::uint64_t handoffs_missed(const shard::Region& region) {
+  const shard::RegionCounters& c = region.counters();
+  return c.handoff_timeouts + c.handoff_lost + c.handoff_refused + c.handoff_conflicts;
+}
+
+}  // namespace
+
+void EntitiesWorkload::begin(sim::Simulator& sim, const sim::Scenario& scenario) {
+  sim_ = &sim;
+  prng_ = Prng::derive(scenario.seed, kPrngStream);
+  nodes_.resize(sim.size());
+  keys_.assign(options_.keys, Key{});
+  for (std::uint64_t key = 0; key < options_.keys; ++key) key_names_.push_back(std::to_string(key));
+  schedule_next();
+}
+
+void EntitiesWorkload::on_start(std::size_t node, Kernel& kernel, Instant) {
+  if (nodes_.size() < node) nodes_.resize(node);
+  settle_crashes();
+  Node& state = nodes_[node - 1];
+  ++state.lives;
+  state.region = dynamic_cast<const shard::Region*>(kernel.behavior(shard::region_name(kKind)));
+  if (state.region == nullptr) {
+    reported_.push_back("SHARD1: " + n(node) + " started without a region of kind counter (run this workload with "
+                        "the entities application's actors)");
+  }
+  std::erase_if(pending_, [&](const auto& entry) { return entry.first.first == node; });
+}
+
+void EntitiesWorkload::schedule_next() {
+  const Duration mean = Duration::nanoseconds(1'000'000'000 / options_.operations_per_second);
+  sim_->call_at(sim_->now() + prng_.exponential(mean), [this] { client_step(); });
+}
+
+void EntitiesWorkload::client_step() {
+  const std::size_t from = static_cast<std::size_t>(prng_.below(nodes_.size())) + 1;
+  const std::uint64_t key = prng_.below(options_.keys);
+  const bool add = prng_.below(100) >= options_.read_percent;
+  const auto client = static_cast<std::uint32_t>((from << 16) | (nodes_[from - 1].lives & 0xffff));
+  const bool ran = sim_->command(from, [&](Kernel& kernel, Instant now) {
+    const shard::EntityRef ref{std::string(kKind), std::to_string(key)};
+    Key& k = keys_[key];
+    AskId id = 0;
+    if (add) {
+      const std::uint64_t seq = ++next_seq_[{client, key}];
+      sent_epoch_[{client, key, seq}] = k.epoch;
+      id = shard::ask(kernel, now, ref, Protocol::tag<Add>, Protocol::encode(Add{key, client, seq}),
+                      options_.ask_timeout);
+      ++k.attempted;
+      ++adds_;
+    } else {
+      id = shard::ask(kernel, now, ref, Protocol::tag<Get>, Protocol::encode(Get{key}), options_.ask_timeout);
+      ++gets_;
+    }
+    pending_[{from, id}] = Pending{add, key, k.epoch, k.acked};
+  });
+  if (!ran) ++not_run_;
+  schedule_next();
+}
+
+void EntitiesWorkload::on_event(std::size_t node, const Event& event) {
+  const auto* done = std::get_if<AskCompleted>(&event);
+  if (done == nullptr) return;
+  const auto it = pending_.find({node, done->id});
+  if (it == pending_.end()) return;
+  const Pending ask = it->second;
+  pending_.erase(it);
+  if (done->outcome != AskOutcome::reply) {
+    ++failed_[std::string(to_string(done->outcome))];
+    return;
+  }
+  if (done->type_tag == shard::kRefusedTag) {
+    ++failed_["refused " + std::string(done->body.begin(), done->body.end())];
+    return;
+  }
+  const typed::Decoded<Value> value = Protocol::decode<Value>(done->type_tag, done->body);
+  if (!value || value->key != ask.key) {
+    reported_.push_back("COUNTER: " + n(node) + " asked about key " + std::to_string(ask.key) +
+                        " and got an answer that is not its Value (tag " + std::to_string(done->type_tag) + ")");
+    return;
+  }
+  Key& k = keys_[ask.key];
+  if (value->count > k.attempted) {
+    reported_.push_back("COUNTER: an answer to " + n(node) + " says key " + std::to_string(ask.key) + " is at " +
+                        std::to_string(value->count) + " but only " + std::to_string(k.attempted) +
+                        " Adds were asked (applied twice)");
+  }
+  if (ask.add) {
+    ++acked_total_;
+    if (ask.epoch == k.epoch) ++k.acked;
+  } else {
+    ++gets_answered_;
+    if (ask.epoch == k.epoch && value->count < ask.acked_before) {
+      reported_.push_back("COUNTER: a read of key " + std::to_string(ask.key) + " by " + n(node) + " saw " +
+                          std::to_string(value->count) + " but " + std::to_string(ask.acked_before) +
+                          " increments were acknowledged before it was asked");
+    }
+  }
+}
+
+void EntitiesWorkload::end_epoch(std::uint64_t key) {
+  Key& k = keys_[key];
+  ++k.epoch;
+  ++k.epochs_ended;
+  k.acked = 0;
+}
+
+// A node found crashed (or restarted): the keys it hosted lost their count.
+void EntitiesWorkload::settle_crashes() {
+  if (sim_ == nullptr) return;  // the simulator boots its nodes before begin()
+  for (std::size_t node = 1; node <= nodes_.size(); ++node) {
+    Node& state = nodes_[node - 1];
+    if (state.region == nullptr || sim_->alive(node)) continue;
+    for (const std::uint64_t key : state.hosted) end_epoch(key);
+    crash_epochs_ += state.hosted.size();
+    state.hosted.clear();
+    state.region = nullptr;
+  }
+}
+
+std::uint64_t EntitiesWorkload::count_on(std::size_t node, std::uint64_t key) const {
+  const shard::Region* region = nodes_[node - 1].region;
+  const auto* entity = dynamic_cast<const CounterEntity*>(region->entity(std::to_string(key)));
+  return entity == nullptr ? 0 : entity->count();
+}
+
+void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
+  if (sim_ == nullptr) return;
+  settle_crashes();
+  Node& state = nodes_[node - 1];
+  if (state.region == nullptr) return;
+  // A handoff that went missing anywhere ends every epoch (its state is gone).
+  std::uint64_t missed = 0;
+  for (const Node& other : nodes_) missed += other.region == nullptr ? 0 : handoffs_missed(*other.region);
+  if (missed != missed_seen_) {
+    missed_seen_ = missed;
+    for (std::uint64_t key = 0; key < keys_.size(); ++key) end_epoch(key);
+  }
+  static const char* dbg = std::getenv("DBG_KEY");
+  if (dbg) {
+    const std::uint64_t dk = std::stoull(dbg);
+    const bool was = state.hosted.contains(dk), is = state.region->hosts(std::to_string(dk));
+    if (was != is) {
+      const auto& c = state.region->counters();
+      std::fprintf(stderr, "%.3f n%zu %s key %lu count %lu epoch %lu acked %lu nhosts %zu | in %lu out %lu to %lu ref %lu conf %lu lost %lu\n",
+                   static_cast<double>(sim_->now().ns_since_epoch()) / 1e9, node, is ? "+" : "-", dk, is ? count_on(node, dk) : 0,
+                   keys_[dk].epoch, keys_[dk].acked, state.region->hosts().size(), c.handed_in, c.handed_out, c.handoff_timeouts, c.handoff_refused, c.handoff_conflicts, c.handoff_lost);
+    }
+  }
+  std::set<std::uint64_t> before = std::move(state.hosted);
+  state.hosted.clear();
+  for (const std::string& key : state.region->active_keys()) {
+    const std::uint64_t k = std::stoull(key);
+    state.hosted.insert(k);
+    if (!before.contains(k)) {
+      in_flight_.erase(k);
+      started_on(node, kernel, k);
+    }
+    const auto* entity = dynamic_cast<const CounterEntity*>(state.region->entity(key));
+    if (entity != nullptr) judge_order(node, k, entity->breaks());
+  }
+  // A view that places a key on a member no process runs (an invented
+  // member taken up: hostile seeds) sends its state there: gone, as on a
+  // crash.
+  for (std::uint64_t key = 0; key < keys_.size(); ++key) {
+    const std::optional<NodeAddress> owner = state.region->owner(key_names_[key]);
+    if (owner && sim_->node_of(*owner) == 0) {
+      ++phantom_epochs_;
+      end_epoch(key);
+    }
+  }
+  for (const std::uint64_t key : before) {
+    if (state.hosted.contains(key)) continue;
+    last_host_[key] = node;
+    const std::optional<NodeAddress> owner = state.region->owner(key_names_[key]);
+    if (owner) in_flight_[key] = sim_->node_of(*owner);
+  }
+  settle_in_flight();
+  for (const std::uint64_t key : state.hosted) check_key(key);
+}
+
+// A key's state handed to a node that crashes before it hosts the key is
+// gone with that node, as the node's own keys are.
+void EntitiesWorkload::settle_in_flight() {
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    if (it->second != 0 && sim_->alive(it->second)) {
+      ++it;
+      continue;
+    }
+    ++crash_epochs_;
+    end_epoch(it->first);
+    it = in_flight_.erase(it);
+  }
+}
+
+// A key started here whose last host is alive but not live in this node's
+// view (downed while it ran: a pause, a partition) starts without its state:
+// a region takes no handoff from a member that is down, and waits for none.
+// That is AP's loss, as on a crash: the epoch ends.
+void EntitiesWorkload::started_on(std::size_t node, const Kernel& kernel, std::uint64_t key) {
+  const auto last = last_host_.find(key);
+  if (last == last_host_.end() || last->second == node || !sim_->alive(last->second)) return;
+  const Member* previous = kernel.members().find(sim_->address(last->second));
+  if (previous != nullptr && is_live_status(previous->status)) return;
+  ++down_owner_epochs_;
+  end_epoch(key);
+}
+
+// An Add that arrived after a later one of its client breaks ORDER, unless
+// the key's epoch ended since it was asked: a split brain, a crash or a
+// missed handoff lets two copies see one client's Adds, and the order of
+// what they saw is not kept when one copy's state replaces the other's.
+void EntitiesWorkload::judge_order(std::size_t node, std::uint64_t key, const std::vector<OrderBreak>& breaks) {
+  for (const OrderBreak& b : breaks) {
+    if (!order_judged_.insert({key, b.client, b.seq}).second) continue;
+    const auto sent = sent_epoch_.find({b.client, key, b.seq});
+    if (sent == sent_epoch_.end() || sent->second != keys_[key].epoch) {
+      ++order_exempt_;
+      continue;
+    }
+    reported_.push_back("ORDER: key " + std::to_string(key) + " on " + n(node) + ": client " +
+                        std::to_string(b.client) + "'s Add " + std::to_string(b.seq) + " arrived after " +
+                        std::to_string(b.after) + " in one epoch");
+  }
+}
+
+void EntitiesWorkload::check_key(std::uint64_t key) {
+  std::vector<std::size_t> hosts;
+  for (std::size_t node = 1; node <= nodes_.size(); ++node) {
+    if (nodes_[node - 1].region != nullptr && nodes_[node - 1].hosted.contains(key)) hosts.push_back(node);
+  }
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    for (std::size_t j = i + 1; j < hosts.size(); ++j) {
+      const std::vector<NodeAddress>& view = nodes_[hosts[i] - 1].region->hosts();
+      if (!view.empty() && view == nodes_[hosts[j] - 1].region->hosts()) {
+        reported_.push_back("SHARD1: key " + std::to_string(key) + " is hosted on " + n(hosts[i]) + " and " +
+                            n(hosts[j]) + " whose views agree on the members up");
+      }
+    }
+  }
+  Key& k = keys_[key];
+  if (hosts.size() >= 2) {
+    ++split_epochs_;
+    end_epoch(key);
+  }
+  for (const std::size_t node : hosts) {
+    const std::uint64_t count = count_on(node, key);
+    if (count > k.attempted) {
+      reported_.push_back("COUNTER: key " + std::to_string(key) + " on " + n(node) + " holds " +
+                          std::to_string(count) + " but only " + std::to_string(k.attempted) +
+                          " Adds were asked (applied twice)");
+    }
+    if (hosts.size() == 1 && count < k.acked) {
+      reported_.push_back("COUNTER: key " + std::to_string(key) + " on " + n(node) + " holds " +
+                          std::to_string(count) + " but " + std::to_string(k.acked) +
+                          " increments were acknowledged in its epoch");
+    }
+  }
+}
+
+void EntitiesWorkload::check(const sim::Simulator&, std::vector<std::string>& failures) {
+  settle_crashes();
+  for (std::string& line : reported_) failures.push_back(std::move(line));
+  reported_.clear();
+}
+
+void EntitiesWorkload::finish(const sim::Simulator& sim, std::vector<std::string>& failures) {
+  check(sim, failures);
+  if (acked_total_ == 0) failures.push_back("COUNTER: no Add was acknowledged in the whole run");
+}
+
+std::string EntitiesWorkload::summary() const {
+  std::uint64_t epochs = 0;
+  for (const Key& k : keys_) epochs += k.epochs_ended;
+  std::string line = "entities: " + std::to_string(adds_) + " Adds asked, " + std::to_string(acked_total_) +
+                     " acknowledged; " + std::to_string(gets_) + " Gets, " + std::to_string(gets_answered_) +
+                     " answered; " + std::to_string(not_run_) + " not run; epochs ended " + std::to_string(epochs) +
+                     " (" + std::to_string(crash_epochs_) + " by crashes, " + std::to_string(split_epochs_) +
+                     " by two hosts, " + std::to_string(phantom_epochs_) + " by invented owners, " +
+                     std::to_string(down_owner_epochs_) + " by downed owners); " +
+                     std::to_string(order_exempt_) + " order breaks across an epoch's end";
+  for (const auto& [what, count] : failed_) line += ", " + std::to_string(count) + " " + what;
+  return line;
+}
+
+}  // namespace weft::entities

@@ -1,0 +1,121 @@
+// The counter entities (entity_counter.hpp) as a simulator workload: asks
+// by identity from every node, with three properties checked after every
+// input a node's kernel handles.
+//
+//   SHARD1  two live nodes whose regions read views with the same members
+//           up, at least one, never both host an entity (region.hpp: such
+//           views name the same owner, and a region stops an entity the
+//           moment its view gives the shard to another node; a view with no
+//           member up names no owner, and a region keeps what it has until
+//           a view names one);
+//   COUNTER for every key: (b) no count, ack or read reports more Adds
+//           than were asked for (none applied twice); (a) the one live host
+//           of a key holds at least every Add acknowledged in the key's
+//           current epoch; (c) a read answered in the epoch it was asked in
+//           reports every Add acknowledged in that epoch before it was
+//           asked. An epoch ends when a node that hosted the key, or was
+//           handed its state and has not started it yet, crashes (the count
+//           is gone) or when two live nodes host it at once (a
+//           split brain, allowed in AP mode between views that disagree:
+//           the copy the merged view drops loses its Adds), when a handoff
+//           goes missing (a region counts a timeout, a refusal, a conflict
+//           or a state it could not send), when a node starts the key while
+//           its last host is alive but down in that node's view (no
+//           handoff is taken from a member that is down), or when a view places the key on
+//           a member no process runs (an invented member taken up, in
+//           hostile seeds: the state sent there is gone); an Add counts for
+//           the epoch it was asked in;
+//   ORDER   no entity sees one client's Adds out of the order the client
+//           sent them (a client is one life of one node), handoffs
+//           included, unless the key's epoch ended after the late Add was
+//           asked (two copies saw the client's Adds: their order is not
+//           kept when one copy's state replaces the other's).
+// Traffic: Adds and Gets at `operations_per_second` from random nodes,
+// through each node's own region (shard::ask), with a timeout.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "kernel/prng.hpp"
+#include "props/entities/entity_counter.hpp"
+#include "shard/region.hpp"
+#include "sim/workload.hpp"
+
+namespace weft::entities {
+
+struct EntitiesWorkloadOptions {
+  std::uint64_t keys = 24;
+  std::uint32_t operations_per_second = 60;
+  std::uint32_t read_percent = 10;
+  Duration ask_timeout = Duration::seconds(3);
+};
+
+class EntitiesWorkload final : public sim::Workload {
+ public:
+  explicit EntitiesWorkload(EntitiesWorkloadOptions options = {}) : options_(options) {}
+
+  void begin(sim::Simulator& sim, const sim::Scenario& scenario) override;
+  void on_start(std::size_t node, Kernel& kernel, Instant now) override;
+  void on_event(std::size_t node, const Event& event) override;
+  void after_input(std::size_t node, const Kernel& kernel) override;
+  void check(const sim::Simulator& sim, std::vector<std::string>& failures) override;
+  void finish(const sim::Simulator& sim, std::vector<std::string>& failures) override;
+  std::string summary() const override;
+
+ private:
+  struct Pending {
+    bool add = true;
+    std::uint64_t key = 0;
+    std::uint64_t epoch = 0;
+    std::uint64_t acked_before = 0;  // Gets: Adds acknowledged in the epoch when asked
+  };
+  struct Node {
+    std::uint64_t lives = 0;
+    const shard::Region* region = nullptr;  // owned by the node's kernel; valid while it is alive
+    std::set<std::uint64_t> hosted;         // keys active there after its last input
+  };
+  struct Key {
+    std::uint64_t epoch = 0;
+    std::uint64_t attempted = 0;  // Adds asked, all epochs
+    std::uint64_t acked = 0;      // Adds acknowledged that were asked in this epoch
+    std::uint64_t epochs_ended = 0;
+  };
+
+  void client_step();
+  void schedule_next();
+  void end_epoch(std::uint64_t key);
+  void settle_crashes();
+  void check_key(std::uint64_t key);
+  void started_on(std::size_t node, const Kernel& kernel, std::uint64_t key);
+  void settle_in_flight();
+  void judge_order(std::size_t node, std::uint64_t key, const std::vector<OrderBreak>& breaks);
+  std::uint64_t count_on(std::size_t node, std::uint64_t key) const;
+
+  EntitiesWorkloadOptions options_;
+  sim::Simulator* sim_ = nullptr;
+  Prng prng_{0};
+  std::vector<Node> nodes_;  // index node - 1
+  std::vector<Key> keys_;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint64_t> next_seq_;  // (client, key)
+  std::map<std::pair<std::size_t, AskId>, Pending> pending_;
+  std::vector<std::string> reported_;
+  std::uint64_t adds_ = 0, acked_total_ = 0, gets_ = 0, gets_answered_ = 0, not_run_ = 0;
+  std::uint64_t split_epochs_ = 0, crash_epochs_ = 0, phantom_epochs_ = 0;
+  std::vector<std::string> key_names_;  // the keys as entity keys
+  std::map<std::string, std::uint64_t> failed_;  // outcomes and refusals that got no Value
+  std::uint64_t missed_seen_ = 0;  // handoffs missed over every region, as last seen
+  std::set<std::tuple<std::uint64_t, std::uint32_t, std::uint64_t>> order_judged_;  // (key, client, seq)
+  std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t> sent_epoch_;  // (client, key, seq)
+  std::uint64_t order_exempt_ = 0;
+  std::uint64_t down_owner_epochs_ = 0;
+  std::map<std::uint64_t, std::size_t> last_host_;  // per key, the node that last stopped hosting it
+  std::map<std::uint64_t, std::size_t> in_flight_;  // per key, the node its state was handed to, until it hosts it
+};
+
+}  // namespace weft::entities

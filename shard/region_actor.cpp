@@ -1,0 +1,33 @@
+#include "shard/region_actor.hpp"
+
+#include <memory>
+#include <utility>
+
+#include "shard/envelope.hpp"
+#include "shard/region.hpp"
+
+namespace weft::shard {
+
+ActorKind region_actor(EntityKind kind) {
+  std::string name = region_name(kind.name);
+  return ActorKind{std::move(name), [kind = std::move(kind)](const ActorStart& start) {
+                     EntityKind planted = kind;
+                     RegionMutations& m = planted.mutations;
+                     m.keep_moved = m.keep_moved || start.planted_defect("shard_keep_moved");
+                     m.drop_handoff_state = m.drop_handoff_state || start.planted_defect("shard_drop_handoff_state");
+                     m.no_handoff_wait = m.no_handoff_wait || start.planted_defect("shard_no_handoff_wait");
+                     m.unordered = m.unordered || start.planted_defect("shard_unordered");
+                     return std::make_unique<Region>(std::move(planted));
+                   }};
+}
+
+std::vector<PlantedDefect> region_defects() {
+  return {
+      {.name = "shard_keep_moved", .property = "SHARD1", .branch = "whose views agree"},
+      {.name = "shard_drop_handoff_state", .property = "COUNTER", .branch = "increments were acknowledged"},
+      {.name = "shard_no_handoff_wait", .property = "COUNTER", .branch = "increments were acknowledged"},
+      {.name = "shard_unordered", .property = "ORDER", .branch = "after"},
+  };
+}
+
+}  // namespace weft::shard
