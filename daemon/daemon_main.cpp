@@ -67,6 +67,7 @@ struct AskReply {
   std::string outcome;
   std::string body;
   std::int64_t rtt_us = 0;
+  std::uint32_t type_tag = 0;  // the reply's tag (X-Weft-Tag): a client tells answers of several types apart
 };
 
 struct Daemon;
@@ -221,7 +222,8 @@ struct Daemon {
       const Duration rtt = node->now() - it->second.first;
       ask_latency.record(rtt);
       it->second.second->set_value(AskReply{std::string(weft::to_string(done->outcome)),
-                                            std::string(done->body.begin(), done->body.end()), rtt.ns() / 1000});
+                                            std::string(done->body.begin(), done->body.end()), rtt.ns() / 1000,
+                                            done->type_tag});
       asks.erase(it);
     } else if (const auto* s = std::get_if<weft::ShutdownEvent>(&event)) {
       spdlog::info(s->downed ? "shut down: the cluster downed this node" : "left the cluster");
@@ -318,6 +320,7 @@ void ask_route(Daemon& d, weft::daemon::AdminServer& server, const httplib::Requ
   const AskReply r = reply.get();
   res.set_header("X-Weft-Outcome", r.outcome);
   res.set_header("X-Weft-Rtt-Us", std::to_string(r.rtt_us));
+  if (r.outcome == "reply") res.set_header("X-Weft-Tag", std::to_string(r.type_tag));
   res.set_content(r.body, "application/octet-stream");
   if (r.outcome != "reply") res.status = 502;
 }

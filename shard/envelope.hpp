@@ -39,6 +39,7 @@ inline constexpr std::uint32_t kEntityTag = 0xFFFF0001;        // an entity mess
 inline constexpr std::uint32_t kRefusedTag = 0xFFFF0002;       // a region's answer to an ask it refused
 inline constexpr std::uint32_t kHandoffEntityTag = 0xFFFF0003;  // shard/handoff_wire.hpp
 inline constexpr std::uint32_t kHandoffDoneTag = 0xFFFF0004;    // shard/handoff_wire.hpp
+inline constexpr std::uint32_t kHandoffQueryTag = 0xFFFF0005;   // "send me your HandoffDone": empty body
 inline constexpr std::size_t kMaxKeyBytes = 256;
 inline constexpr std::uint8_t kMaxHops = 2;
 

@@ -13,6 +13,8 @@ namespace {
 
 constexpr std::uint32_t kPassivationTimer = 1;
 constexpr std::uint32_t kOrderTimer = 2;  // handoff waits and reorder gaps
+constexpr std::uint32_t kQueryTimer = 3;  // asks again, while waiting, for the awaited HandoffDone
+constexpr Duration kQueryInterval = Duration::milliseconds(500);
 
 void bump(std::uint64_t& field, Counter* metric) {
   ++field;
@@ -141,6 +143,14 @@ std::optional<NodeAddress> Region::owner(std::string_view key) const {
   return owners_[shard_of_key(key)];
 }
 
+bool Region::serves(std::string_view key) const {
+  if (owners_.empty()) return false;
+  const ShardId shard = shard_of_key(key);
+  if (owners_[shard] != self_) return false;
+  const auto inbox = inboxes_.find(shard);
+  return inbox == inboxes_.end() || !inbox->second.awaiting();
+}
+
 std::size_t Region::kept() const {
   std::size_t n = 0;
   for (const auto& [shard, inbox] : inboxes_) n += inbox.kept();
@@ -161,6 +171,8 @@ void Region::receive(Context& context, const Delivery& message) {
         on_handoff_entity(context, message);
       } else if (message.type_tag == kHandoffDoneTag) {
         on_handoff_done(context, message);
+      } else if (message.type_tag == kHandoffQueryTag) {
+        on_handoff_query(context, message);
       } else {
         on_entity_message(context, message);
       }
@@ -177,6 +189,7 @@ void Region::receive(Context& context, const Delivery& message) {
     case DeliveryKind::timer:
       if (message.type_tag == kPassivationTimer) on_passivation_timer(context);
       if (message.type_tag == kOrderTimer) on_order_timer(context);
+      if (message.type_tag == kQueryTimer) query_awaited(context);
       break;
   }
   if (exported_.active != nullptr) exported_.active->set(static_cast<double>(entities_.size()));
@@ -328,6 +341,22 @@ void Region::on_order_timer(Context& context) {
     release_ready(context, inbox);
   }
   arm_order_timer(context);
+}
+
+// A HandoffDone can be lost (sent before its receiver's node knew the
+// sender, whose messages it then drops): while a shard waits, the region
+// asks the member it awaits for it, at once and every kQueryInterval.
+void Region::query_awaited(Context& context) {
+  std::set<NodeAddress> awaited;
+  for (const auto& [shard, inbox] : inboxes_) {
+    if (inbox.awaiting()) awaited.insert(*inbox.awaited_from());
+  }
+  for (const NodeAddress& member : awaited) (void)context.tell(region_of(member, kind_.name), kHandoffQueryTag, {});
+  if (awaited.empty()) {
+    context.cancel_timer(kQueryTimer);
+  } else {
+    context.start_timer(kQueryTimer, kQueryInterval);
+  }
 }
 
 void Region::arm_order_timer(Context& context) {

@@ -124,6 +124,9 @@ class Region final : public Behavior, public ExportsMetrics {
   const std::vector<NodeAddress>& hosts() const { return hosts_; }
   // Messages kept, awaiting handoffs or gaps.
   std::size_t kept() const;
+  // Whether this region hands `key`'s messages to its entity now: its view
+  // names this node the owner and the shard awaits no handoff.
+  bool serves(std::string_view key) const;
 
  private:
   class EntityContext;
@@ -159,6 +162,8 @@ class Region final : public Behavior, public ExportsMetrics {
   void end_waits_on_gone(Context& context);
   void on_handoff_entity(Context& context, const Delivery& message);
   void on_handoff_done(Context& context, const Delivery& message);
+  void on_handoff_query(Context& context, const Delivery& message);
+  void query_awaited(Context& context);
   bool may_hand(Context& context, const NodeAddress& from, ShardId shard) const;
   bool is_live(Context& context, const NodeAddress& node) const;
   std::optional<NodeAddress> owner_without_self(ShardId shard, const std::optional<NodeAddress>& also = {}) const;

@@ -40,6 +40,7 @@ void Region::on_members_changed(Context& context) {
   newly_up.erase(self_);
   hand_over_lost(context, newly_up);
   await_gained(context, before, newly_up);
+  query_awaited(context);
   for (ShardId shard = 0; shard < kind_.shards; ++shard) {
     if (owners_[shard] == self_) responsible_[shard] = true;
   }
@@ -186,6 +187,18 @@ void Region::on_handoff_entity(Context& context, const Delivery& message) {
   ++counters_.handed_in;
   if (exported_.handed_in != nullptr) exported_.handed_in->add();
   if (!passivation_armed_) arm_passivation(context, context.now() + kind_.passivate_after);
+}
+
+// A member waiting on this node asks for its HandoffDone (the first may
+// have been lost: sent before the receiver's node knew this one, whose
+// messages it then drops). Everything this node's view gives it went at the
+// view change, before this answer on the same link, so an empty one says
+// so. A member not up in this view is owed nothing yet: its HandoffDone
+// goes when this view takes it up.
+void Region::on_handoff_query(Context& context, const Delivery& message) {
+  const NodeAddress from{std::string(message.sender.host), message.sender.port};
+  if (!std::binary_search(hosts_.begin(), hosts_.end(), from) || from == self_) return;
+  (void)context.tell(region_of(from, kind_.name), kHandoffDoneTag, encode_done({}));
 }
 
 void Region::on_handoff_done(Context& context, const Delivery& message) {

@@ -1,6 +1,9 @@
 #include "props/entities/entities_workload.hpp"
 
+#include <algorithm>
 #include <memory>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdio>
 #include <cstdlib>
 
@@ -171,6 +174,17 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
                    keys_[dk].epoch, keys_[dk].acked, state.region->hosts().size(), c.handed_in, c.handed_out, c.handoff_timeouts, c.handoff_refused, c.handoff_conflicts, c.handoff_lost);
     }
   }
+  static const char* dbgk = std::getenv("DBG_KEY");
+  if (dbgk) {
+    const std::uint64_t dk = std::stoull(dbgk);
+    const bool was = state.hosted.contains(dk), is = state.region->hosts(std::to_string(dk));
+    if (was != is) {
+      const auto& c = state.region->counters();
+      std::fprintf(stderr, "%.3f n%zu %s key %lu count %lu epoch %lu acked %lu nhosts %zu | in %lu out %lu to %lu ref %lu conf %lu lost %lu\n",
+                   static_cast<double>(sim_->now().ns_since_epoch()) / 1e9, node, is ? "+" : "-", dk, is ? count_on(node, dk) : 0,
+                   keys_[dk].epoch, keys_[dk].acked, state.region->hosts().size(), c.handed_in, c.handed_out, c.handoff_timeouts, c.handoff_refused, c.handoff_conflicts, c.handoff_lost);
+    }
+  }
   std::set<std::uint64_t> before = std::move(state.hosted);
   state.hosted.clear();
   for (const std::string& key : state.region->active_keys()) {
@@ -200,7 +214,7 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
     if (owner) in_flight_[key] = sim_->node_of(*owner);
   }
   settle_in_flight();
-  for (const std::uint64_t key : state.hosted) check_key(key);
+  for (std::uint64_t key = 0; key < keys_.size(); ++key) check_key(key);
 }
 
 // A key's state handed to a node that crashes before it hosts the key is
@@ -267,6 +281,7 @@ void EntitiesWorkload::check_key(std::uint64_t key) {
     ++split_epochs_;
     end_epoch(key);
   }
+  measure(key, hosts.size());
   for (const std::size_t node : hosts) {
     const std::uint64_t count = count_on(node, key);
     if (count > k.attempted) {
@@ -280,6 +295,36 @@ void EntitiesWorkload::check_key(std::uint64_t key) {
                           " increments were acknowledged in its epoch");
     }
   }
+}
+
+void EntitiesWorkload::measure(std::uint64_t key, std::size_t live_hosts) {
+  const Instant now = sim_->now();
+  const auto interval = [&](std::map<std::uint64_t, Instant>& since, bool on, std::vector<Duration>& out) {
+    const auto it = since.find(key);
+    if (on && it == since.end()) since.emplace(key, now);
+    if (!on && it != since.end()) {
+      out.push_back(now - it->second);
+      since.erase(it);
+    }
+  };
+  interval(two_hosts_since_, live_hosts >= 2, two_host_windows_);
+  std::optional<NodeAddress> owner;
+  bool settled = true;
+  for (std::size_t node = 1; node <= nodes_.size() && settled; ++node) {
+    const shard::Region* region = nodes_[node - 1].region;
+    if (region == nullptr) continue;
+    const std::optional<NodeAddress> named = region->owner(key_names_[key]);
+    settled = named.has_value() && (!owner || *owner == *named);
+    owner = named;
+  }
+  if (settled && owner) {
+    const std::size_t o = sim_->node_of(*owner);
+    settled = o != 0 && nodes_[o - 1].region != nullptr && nodes_[o - 1].region->serves(key_names_[key]);
+  }
+  // The cluster's own boot is not a rebalance: only intervals after a key
+  // first settled count.
+  if (settled) settled_once_.insert(key);
+  if (settled_once_.contains(key)) interval(unsettled_since_, !settled, settle_intervals_);
 }
 
 void EntitiesWorkload::check(const sim::Simulator&, std::vector<std::string>& failures) {
@@ -304,6 +349,13 @@ std::string EntitiesWorkload::summary() const {
                      std::to_string(down_owner_epochs_) + " by downed owners); " +
                      std::to_string(order_exempt_) + " order breaks across an epoch's end";
   for (const auto& [what, count] : failed_) line += ", " + std::to_string(count) + " " + what;
+  const auto spread = [](std::vector<Duration> d) {
+    if (d.empty()) return std::string("0");
+    std::sort(d.begin(), d.end());
+    return std::to_string(d.size()) + " (median " + std::to_string(d[d.size() / 2].ns() / 1'000'000) + " ms, max " +
+           std::to_string(d.back().ns() / 1'000'000) + " ms)";
+  };
+  line += "; two hosts: " + spread(two_host_windows_) + "; settling: " + spread(settle_intervals_);
   return line;
 }
 

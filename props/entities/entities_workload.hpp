@@ -32,6 +32,15 @@
 //           kept when one copy's state replaces the other's).
 // Traffic: Adds and Gets at `operations_per_second` from random nodes,
 // through each node's own region (shard::ask), with a timeout.
+//
+// Measured (the summary line; tools/measure_entities.py runs it over seeds):
+//   two hosts   each interval a key was hosted on two live nodes at once
+//               (AP's duplicate window);
+//   settling    each interval a key's placement was unsettled: the live
+//               nodes' regions named different owners, or the owner they
+//               named was not alive or did not serve it yet (it awaited a
+//               handoff). After a crash this is the time until every live
+//               node routes the key to its new owner, ready: T_rebalance.
 #pragma once
 
 #include <cstdint>
@@ -92,6 +101,7 @@ class EntitiesWorkload final : public sim::Workload {
   void end_epoch(std::uint64_t key);
   void settle_crashes();
   void check_key(std::uint64_t key);
+  void measure(std::uint64_t key, std::size_t live_hosts);
   void started_on(std::size_t node, const Kernel& kernel, std::uint64_t key);
   void settle_in_flight();
   void judge_order(std::size_t node, std::uint64_t key, const std::vector<OrderBreak>& breaks);
@@ -108,6 +118,9 @@ class EntitiesWorkload final : public sim::Workload {
   std::uint64_t adds_ = 0, acked_total_ = 0, gets_ = 0, gets_answered_ = 0, not_run_ = 0;
   std::uint64_t split_epochs_ = 0, crash_epochs_ = 0, phantom_epochs_ = 0;
   std::vector<std::string> key_names_;  // the keys as entity keys
+  std::map<std::uint64_t, Instant> two_hosts_since_, unsettled_since_;  // per key, while it lasts
+  std::vector<Duration> two_host_windows_, settle_intervals_;
+  std::set<std::uint64_t> settled_once_;
   std::map<std::string, std::uint64_t> failed_;  // outcomes and refusals that got no Value
   std::uint64_t missed_seen_ = 0;  // handoffs missed over every region, as last seen
   std::set<std::tuple<std::uint64_t, std::uint32_t, std::uint64_t>> order_judged_;  // (key, client, seq)

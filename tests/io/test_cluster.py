@@ -34,6 +34,7 @@ from admin_cases import (case_admin_chunked_body, case_admin_header_no_colon, ca
                          case_admin_huge_head, case_admin_lock, case_admin_malformed_request_line,
                          case_admin_many_sources, case_admin_nul_request_line, case_admin_slow_one_source)
 from app_cases import case_counterd  # noqa: E402,F401
+from entity_cases import case_entitiesd  # noqa: E402,F401
 from limit_cases import case_handshake_flood, case_handshake_flood_tls  # noqa: E402,F401
 from reload_cases import case_reload_keys, case_reload_tls, case_tls_wrong_host  # noqa: E402,F401
 from tls_cases import case_tls_dialer_foreign_ca, case_tls_dialer_plaintext, case_tls_expired  # noqa: E402,F401
@@ -1896,7 +1897,7 @@ def case_far_claims(c, ctl):
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-SIZES = {"tombstones": 4, "five_converge": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4, "tls_dialer_plaintext": 4,
+SIZES = {"tombstones": 4, "five_converge": 5, "entitiesd": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4, "tls_dialer_plaintext": 4,
          "tls_expired": 5, "auth_replayed_proof": 2, "auth_wrong_proof": 2}
 SETTINGS = {"strangers": (f"--set=link_idle_timeout={STRANGER_IDLE:.0f}s",),
             "tombstones": (f"--set=tombstone_ttl={TOMBSTONE_TTL:.0f}s",),
