@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Measures sharded entities in the simulator (issue 28; docs/performance.md,
+"Sharded entities"): for each event kind, one generated scenario per seed
+with that one event on a quiet network, played by weft-entities-sim, whose
+workload prints per run every settling interval's median and max (a key's
+placement unsettled: the live regions name different owners, or the owner
+is not alive or does not serve it yet) and every two-host window (a key
+hosted on two live nodes at once).
+
+  tools/measure_entities.py build/release/tools/weft-entities-sim --seeds 1..100 --nodes 5
+
+Per event, over the runs with a settling interval: T_rebalance (a run's
+longest settling interval) as median and max, and the two-host windows.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+SUMMARY = re.compile(r"two hosts: (\d+)(?: \(median (\d+) ms, max (\d+) ms\))?; settling: (\d+)"
+                     r"(?: \(median (\d+) ms, max (\d+) ms\))?")
+
+
+def scenario(seed, nodes, event):
+    victim = 2 + seed % (nodes - 1)
+    lines = [f"seed {seed} nodes {nodes} chaos 30.000s heal 20.000s", "network"]
+    if event == "crash":
+        lines.append(f"at 5.000s crash n{victim}")
+    elif event == "join":  # the node boots 5 s after the others: a join
+        lines += [f"at 0.000s crash n{victim}", f"at 5.000s restart n{victim}"]
+    elif event == "partition":  # the victim alone, for 15 s: long enough to be downed
+        lines += [f"at 5.000s partition {{ n{victim} }}", "at 20.000s heal"]
+    return "\n".join(lines) + "\n"
+
+
+def run(sim, text):
+    with tempfile.NamedTemporaryFile("w", suffix=".scenario", delete=False) as f:
+        f.write(text)
+    try:
+        out = subprocess.run([sim, "run", "--scenario", f.name, "--quiet"], capture_output=True, text=True,
+                             timeout=600)
+    finally:
+        os.unlink(f.name)
+    m = SUMMARY.search(out.stdout)
+    if m is None:
+        sys.exit(f"no entities summary in the output:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
+    return out.returncode, [int(g) if g else 0 for g in m.groups()]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("sim")
+    p.add_argument("--seeds", default="1..100")
+    p.add_argument("--nodes", type=int, default=5)
+    a = p.parse_args()
+    first, last = (int(x) for x in a.seeds.split(".."))
+    print(f"| event | nodes | runs | runs with a settling interval | T_rebalance median | T_rebalance max | runs with two hosts | "
+          f"longest two-host window |")
+    print("|---|---|---|---|---|---|---|---|")
+    for event in ("crash", "join", "partition"):
+        rebalance, windows, failed = [], [], 0
+        for seed in range(first, last + 1):
+            code, (dups, _, dup_max, settles, _, settle_max) = run(a.sim, scenario(seed, a.nodes, event))
+            failed += code != 0
+            if settles:
+                rebalance.append(settle_max)
+            if dups:
+                windows.append(dup_max)
+        runs = last - first + 1
+        med = f"{statistics.median(rebalance)} ms" if rebalance else "-"
+        top = f"{max(rebalance)} ms" if rebalance else "-"
+        print(f"| {event} | {a.nodes} | {runs} ({failed} failed) | {len(rebalance)} | {med} | {top} | "
+              f"{len(windows)} | {max(windows) if windows else 0} ms |")
+
+
+if __name__ == "__main__":
+    main()
