@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/actors/detached_context.hpp"
 #include "bench/alloc_counter.hpp"
 #include "kernel/kernel.hpp"
 #include "typed/typed.hpp"
@@ -147,7 +148,7 @@ void typed_decode(benchmark::State& state) {
 BENCHMARK(typed_decode);
 
 // A Context that does nothing: receive() without a kernel around it.
-class NullContext final : public weft::Context {
+class NullContext final : public weft::DetachedContext {
  public:
   const ActorRef& self() const override { return self_; }
   Instant now() const override { return Instant::from_ns(1); }
@@ -156,15 +157,6 @@ class NullContext final : public weft::Context {
   }
   weft::AskId ask(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>, Duration) override { return 0; }
   weft::SendResult reply(std::uint32_t, std::span<const std::uint8_t>) override { return weft::SendResult::sent; }
-  std::span<const weft::Member> members() const override { return {}; }
-  weft::SendResult forward(const ActorRef&, const weft::Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-    return weft::SendResult::invalid_target;
-  }
-  weft::SendResult reply_to(const weft::Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-    return weft::SendResult::sent;
-  }
-  void start_timer(std::uint32_t, Duration) override {}
-  void cancel_timer(std::uint32_t) override {}
 
  private:
   ActorRef self_{weft::NodeAddress{"10.0.0.1", 7000}, "counter"};

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/actors/detached_context.hpp"
 #include "props/counter/counter_actor.hpp"
 #include "props/counter/counter_app.hpp"
 #include "props/counter/counter_workload.hpp"
@@ -37,7 +38,7 @@ namespace {
 
 // --- The actor alone: the protocol, with a context that records replies.
 
-class RecordingContext final : public Context {
+class RecordingContext final : public DetachedContext {
  public:
   const ActorRef& self() const override { return self_; }
   Instant now() const override { return now_; }
@@ -52,15 +53,6 @@ class RecordingContext final : public Context {
     values.push_back(value ? value->count : ~std::uint64_t{0});
     return SendResult::sent;
   }
-  std::span<const Member> members() const override { return {}; }
-  SendResult forward(const ActorRef&, const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-    return SendResult::invalid_target;
-  }
-  SendResult reply_to(const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-    return SendResult::sent;
-  }
-  void start_timer(std::uint32_t, Duration) override {}
-  void cancel_timer(std::uint32_t) override {}
 
   std::vector<std::uint32_t> tags;
   std::vector<std::uint64_t> keys;

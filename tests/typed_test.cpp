@@ -4,6 +4,7 @@
 // that are not one MessagePack value, a value of the wrong shape, a handler
 // that throws) is a counted dead letter with its reason, with no exception
 // reaching the kernel: the kernels keep delivering afterwards.
+#include "kernel/actors/detached_context.hpp"
 #include "typed/typed.hpp"
 
 #include <gtest/gtest.h>
@@ -310,7 +311,7 @@ TEST(Typed, AnAskWithABadBodyCanBeAnsweredByTheHookAndTheCallerSeesTheTag) {
 }
 
 // A Context that records replies, to call receive() directly.
-class RecordingContext final : public Context {
+class RecordingContext final : public DetachedContext {
  public:
   const ActorRef& self() const override { return self_; }
   Instant now() const override { return Instant::from_ns(1); }
@@ -320,15 +321,6 @@ class RecordingContext final : public Context {
     replies.push_back(tag);
     return SendResult::sent;
   }
-  std::span<const Member> members() const override { return {}; }
-  SendResult forward(const ActorRef&, const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-    return SendResult::invalid_target;
-  }
-  SendResult reply_to(const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-    return SendResult::sent;
-  }
-  void start_timer(std::uint32_t, Duration) override {}
-  void cancel_timer(std::uint32_t) override {}
   std::vector<std::uint32_t> replies;
 
  private:

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernel/actors/detached_context.hpp"
 #include "bench/net/common.hpp"
 #include "bench/net/flood.hpp"
 #include "kernel/actors/mailbox.hpp"
@@ -267,22 +268,13 @@ Column measure(const Options& options, std::size_t payload) {
   auto counter = std::make_unique<Counter>();
   Behavior* behavior = counter.get();
   const Delivery delivery{DeliveryKind::tell, {}, 0, 1, body};
-  struct NullContext final : Context {
+  struct NullContext final : DetachedContext {
     ActorRef ref;
     const ActorRef& self() const override { return ref; }
     Instant now() const override { return Instant::from_ns(0); }
     SendResult tell(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>) override { return SendResult::sent; }
     AskId ask(const ActorRef&, std::uint32_t, std::span<const std::uint8_t>, Duration) override { return 0; }
     SendResult reply(std::uint32_t, std::span<const std::uint8_t>) override { return SendResult::sent; }
-    std::span<const Member> members() const override { return {}; }
-    SendResult forward(const ActorRef&, const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-      return SendResult::invalid_target;
-    }
-    SendResult reply_to(const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-      return SendResult::sent;
-    }
-    void start_timer(std::uint32_t, Duration) override {}
-    void cancel_timer(std::uint32_t) override {}
   } context;
   c.mailbox = price(options, kBatch, [&] {
     for (int i = 0; i < kBatch; ++i) (void)mailbox.push(delivery);

@@ -2,10 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <cstdio>
-#include <cstdlib>
-#include <cstdio>
-#include <cstdlib>
 
 #include "props/entities/entity_counter.hpp"
 #include "shard/entity_ref.hpp"
@@ -162,28 +158,6 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
   if (missed != missed_seen_) {
     missed_seen_ = missed;
     for (std::uint64_t key = 0; key < keys_.size(); ++key) end_epoch(key);
-  }
-  static const char* dbg = std::getenv("DBG_KEY");
-  if (dbg) {
-    const std::uint64_t dk = std::stoull(dbg);
-    const bool was = state.hosted.contains(dk), is = state.region->hosts(std::to_string(dk));
-    if (was != is) {
-      const auto& c = state.region->counters();
-      std::fprintf(stderr, "%.3f n%zu %s key %lu count %lu epoch %lu acked %lu nhosts %zu | in %lu out %lu to %lu ref %lu conf %lu lost %lu\n",
-                   static_cast<double>(sim_->now().ns_since_epoch()) / 1e9, node, is ? "+" : "-", dk, is ? count_on(node, dk) : 0,
-                   keys_[dk].epoch, keys_[dk].acked, state.region->hosts().size(), c.handed_in, c.handed_out, c.handoff_timeouts, c.handoff_refused, c.handoff_conflicts, c.handoff_lost);
-    }
-  }
-  static const char* dbgk = std::getenv("DBG_KEY");
-  if (dbgk) {
-    const std::uint64_t dk = std::stoull(dbgk);
-    const bool was = state.hosted.contains(dk), is = state.region->hosts(std::to_string(dk));
-    if (was != is) {
-      const auto& c = state.region->counters();
-      std::fprintf(stderr, "%.3f n%zu %s key %lu count %lu epoch %lu acked %lu nhosts %zu | in %lu out %lu to %lu ref %lu conf %lu lost %lu\n",
-                   static_cast<double>(sim_->now().ns_since_epoch()) / 1e9, node, is ? "+" : "-", dk, is ? count_on(node, dk) : 0,
-                   keys_[dk].epoch, keys_[dk].acked, state.region->hosts().size(), c.handed_in, c.handed_out, c.handoff_timeouts, c.handoff_refused, c.handoff_conflicts, c.handoff_lost);
-    }
   }
   std::set<std::uint64_t> before = std::move(state.hosted);
   state.hosted.clear();
