@@ -54,10 +54,11 @@ Placement::Placement(std::span<const Member> members) {
   hosts_.erase(std::unique(hosts_.begin(), hosts_.end()), hosts_.end());
 }
 
-std::optional<NodeAddress> Placement::owner(std::string_view kind, ShardId shard) const {
+std::optional<NodeAddress> rendezvous_owner(std::string_view kind, ShardId shard, std::span<const NodeAddress> hosts) {
+  WEFT_ASSERT(std::is_sorted(hosts.begin(), hosts.end()));
   const NodeAddress* best = nullptr;
   std::uint64_t best_score = 0;
-  for (const NodeAddress& host : hosts_) {  // address order: a tie keeps the lower address
+  for (const NodeAddress& host : hosts) {  // address order: a tie keeps the lower address
     const std::uint64_t s = score(kind, shard, host);
     if (best == nullptr || s > best_score) {
       best = &host;
@@ -66,6 +67,10 @@ std::optional<NodeAddress> Placement::owner(std::string_view kind, ShardId shard
   }
   if (best == nullptr) return std::nullopt;
   return *best;
+}
+
+std::optional<NodeAddress> Placement::owner(std::string_view kind, ShardId shard) const {
+  return rendezvous_owner(kind, shard, hosts_);
 }
 
 }  // namespace weft::shard

@@ -48,6 +48,11 @@ ShardId shard_of(std::string_view kind, std::string_view key, std::uint32_t shar
 // The rendezvous score of `host` for a kind's shard: the highest hosts it.
 std::uint64_t score(std::string_view kind, ShardId shard, const NodeAddress& host);
 
+// The rendezvous pick among `hosts` (in address order, no duplicates): the
+// highest score, a tie to the lower address; none if `hosts` is empty. The
+// one rule every owner in shard/ is named by.
+std::optional<NodeAddress> rendezvous_owner(std::string_view kind, ShardId shard, std::span<const NodeAddress> hosts);
+
 class Placement {
  public:
   // `members`: a view's members, in any order; only those `up` host.

@@ -193,7 +193,12 @@ void Region::receive(Context& context, const Delivery& message) {
       break;
   }
   if (exported_.active != nullptr) exported_.active->set(static_cast<double>(entities_.size()));
-  if (exported_.kept != nullptr) exported_.kept->set(static_cast<double>(kept()));
+  // Summing the inboxes on every message would put a loop on the hot path:
+  // the gauge is read again only after something that may change it.
+  const bool plain = (message.kind == DeliveryKind::tell || message.kind == DeliveryKind::ask) &&
+                     message.type_tag == kEntityTag && !kept_changed_;
+  if (exported_.kept != nullptr && !plain) exported_.kept->set(static_cast<double>(kept()));
+  kept_changed_ = false;
 }
 
 void Region::on_entity_message(Context& context, const Delivery& message) {
@@ -255,6 +260,7 @@ void Region::keep(Context& context, const Delivery& message, const EntityMessage
       return refuse(context, message, Refusal::out_of_order);  // that number is held already
     }
   }
+  kept_changed_ = true;
   arm_order_timer(context);
 }
 
@@ -262,6 +268,7 @@ void Region::release_ready(Context& context, ShardInbox& inbox) {
   std::vector<MailboxSlot> ready;
   std::vector<MailboxSlot> late;
   inbox.take_ready(ready, late);
+  kept_changed_ = kept_changed_ || !ready.empty() || !late.empty();
   for (MailboxSlot& slot : late) refuse(context, slot.view(), Refusal::out_of_order);
   for (MailboxSlot& slot : ready) {
     const Delivery kept = slot.view();

@@ -199,6 +199,7 @@ class Region final : public Behavior, public ExportsMetrics {
     Gauge* kept = nullptr;
   };
   Exported exported_;
+  bool kept_changed_ = false;  // an entity message was kept or released: shard_kept_messages is stale
 };
 
 }  // namespace weft::shard

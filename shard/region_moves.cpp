@@ -150,20 +150,15 @@ bool Region::may_hand(Context& context, const NodeAddress& from, ShardId shard) 
 // The owner of `shard` among the hosts this region last read (and `also`,
 // if given), this node left out.
 std::optional<NodeAddress> Region::owner_without_self(ShardId shard, const std::optional<NodeAddress>& also) const {
-  std::vector<NodeAddress> candidates = hosts_;
-  if (also) candidates.push_back(*also);
-  std::sort(candidates.begin(), candidates.end());
-  std::optional<NodeAddress> best;
-  std::uint64_t best_score = 0;
-  for (const NodeAddress& host : candidates) {  // address order: a tie keeps the lower address
-    if (host == self_) continue;
-    const std::uint64_t s = score(kind_.name, shard, host);
-    if (!best || s > best_score) {
-      best = host;
-      best_score = s;
-    }
+  std::vector<NodeAddress> candidates;
+  candidates.reserve(hosts_.size() + 1);
+  for (const NodeAddress& host : hosts_) {
+    if (host != self_) candidates.push_back(host);
   }
-  return best;
+  if (also && *also != self_ && !std::binary_search(candidates.begin(), candidates.end(), *also)) {
+    candidates.insert(std::lower_bound(candidates.begin(), candidates.end(), *also), *also);
+  }
+  return rendezvous_owner(kind_.name, shard, candidates);
 }
 
 void Region::on_handoff_entity(Context& context, const Delivery& message) {
