@@ -45,6 +45,11 @@ struct ActorStart {
   // The defects planted in this run (`--defect NAME`); always empty when
   // deployed.
   std::span<const std::string> planted;
+  // This node's configured seeds, as it started (a SIGHUP's new list is
+  // not seen): a list every node of a deployment shares, which layers that
+  // need one fixed set of members may use (shard/'s majority mode votes
+  // with them).
+  std::span<const NodeAddress> seeds = {};
 
   bool planted_defect(std::string_view defect) const;
 };

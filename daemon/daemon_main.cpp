@@ -545,7 +545,7 @@ std::optional<int> start_node(Daemon& d, const Application& application, const s
   d.hangups.emplace(d.io, SIGHUP);  // before the node says it is listening
   d.watch_hangups();
 
-  const ActorStart start{.metrics = d.metrics, .planted = {}};
+  const ActorStart start{.metrics = d.metrics, .planted = {}, .seeds = d.node->kernel().config().seeds};
   for (const ActorKind& kind : application.actors) {
     std::string problem;
     std::unique_ptr<Behavior> behavior = make_actor(kind, start, problem);

@@ -30,6 +30,9 @@ namespace weft::shard {
 enum class StopReason : std::uint8_t {
   idle,   // no message for passivate_after
   moved,  // the node's view gives its shard to another node (or to none)
+  // Majority mode: the node's lease on the shard ran out (it could not
+  // prove a majority of voters named it for `lease`); nothing is handed on.
+  no_lease,
 };
 std::string_view to_string(StopReason reason);
 
@@ -62,6 +65,33 @@ struct RegionMutations {
   bool drop_handoff_state = false;  // a moved entity's state is not sent
   bool no_handoff_wait = false;     // a gained shard is served before the old owner's handoff
   bool unordered = false;           // messages are handed on as they arrive, gaps or not
+  bool vote_without_promise = false;  // majority mode: voters name whatever their view says
+};
+
+// What a partition does to a kind's entities (docs/sharding.md, "Split
+// brain").
+enum class Consistency : std::uint8_t {
+  // Both sides keep serving; two nodes whose views disagree may both host
+  // an entity until the views agree again.
+  available,
+  // A node hosts a shard only while a majority of the voters name it the
+  // owner, under a lease (shard/quorum_lease.hpp): never two hosts at any
+  // instant, given the drift bound; the side without a majority stops
+  // within `lease`, and a moved shard waits for the votes.
+  majority,
+};
+
+struct MajorityOptions {
+  // The voters: the same list on every node. Empty: the node's seeds
+  // (ActorStart::seeds), which a deployment lists alike everywhere.
+  std::vector<NodeAddress> voters;
+  // How long a majority's votes let a node host (the stable-after of
+  // Akka's split-brain resolver): a node cut off from the majority stops
+  // hosting this long after its last answered request, at the latest.
+  Duration lease = Duration::seconds(7);
+  // The clocks' drift bound, parts per million either way: 2 %, the
+  // simulator's worst (a real quartz drifts about 100 ppm).
+  std::uint32_t max_drift_ppm = 20'000;
 };
 
 struct EntityKind {
@@ -78,6 +108,8 @@ struct EntityKind {
   // Messages a region keeps at most, awaiting handoffs or gaps; past it a
   // message is refused (buffer_full).
   std::size_t buffer_capacity = 10'000;
+  Consistency consistency = Consistency::available;
+  MajorityOptions majority = {};
   RegionMutations mutations = {};
   // A fresh entity for `key`; nullptr refuses the message (counted).
   std::function<std::unique_ptr<Entity>(std::string_view key)> make;

@@ -40,6 +40,9 @@ inline constexpr std::uint32_t kRefusedTag = 0xFFFF0002;       // a region's ans
 inline constexpr std::uint32_t kHandoffEntityTag = 0xFFFF0003;  // shard/handoff_wire.hpp
 inline constexpr std::uint32_t kHandoffDoneTag = 0xFFFF0004;    // shard/handoff_wire.hpp
 inline constexpr std::uint32_t kHandoffQueryTag = 0xFFFF0005;   // "send me your HandoffDone": empty body
+inline constexpr std::uint32_t kVoteRequestTag = 0xFFFF0006;    // shard/lease_wire.hpp (majority mode)
+inline constexpr std::uint32_t kVoteTag = 0xFFFF0007;           // shard/lease_wire.hpp
+inline constexpr std::uint32_t kReleaseTag = 0xFFFF0008;        // shard/lease_wire.hpp
 inline constexpr std::size_t kMaxKeyBytes = 256;
 inline constexpr std::uint8_t kMaxHops = 2;
 

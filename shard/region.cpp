@@ -31,6 +31,7 @@ std::string_view to_string(StopReason reason) {
   switch (reason) {
     case StopReason::idle: return "idle";
     case StopReason::moved: return "moved";
+    case StopReason::no_lease: return "no_lease";
   }
   return "invalid";
 }
@@ -116,6 +117,8 @@ void Region::export_metrics(Metrics& metrics, std::string_view actor) {
   e.activated = &metrics.counter("shard_activated_total", "entities started here on a message", labels);
   e.stopped_idle = &metrics.counter("shard_stopped_total", "entities stopped here, by reason", with("reason", "idle"));
   e.stopped_moved = &metrics.counter("shard_stopped_total", "entities stopped here, by reason", with("reason", "moved"));
+  e.stopped_no_lease =
+      &metrics.counter("shard_stopped_total", "entities stopped here, by reason", with("reason", "no_lease"));
   e.handed_out = &metrics.counter("shard_handed_out_total", "entities whose state went to a new owner", labels);
   e.handed_in = &metrics.counter("shard_handed_in_total", "entities restored here from a handoff", labels);
   for (std::size_t i = 0; i < kRefusalCount; ++i) {
@@ -138,15 +141,16 @@ const Entity* Region::entity(std::string_view key) const {
   return it == entities_.end() ? nullptr : it->second.entity.get();
 }
 
-std::optional<NodeAddress> Region::owner(std::string_view key) const {
-  if (owners_.empty()) return std::nullopt;
-  return owners_[shard_of_key(key)];
+std::optional<NodeAddress> Region::owner(std::string_view key) const { return owner_of_shard(shard_of_key(key)); }
+
+std::optional<NodeAddress> Region::owner_of_shard(ShardId shard) const {
+  if (owners_.empty() || shard >= owners_.size()) return std::nullopt;
+  return owners_[shard];
 }
 
-bool Region::serves(std::string_view key) const {
-  if (owners_.empty()) return false;
-  const ShardId shard = shard_of_key(key);
-  if (owners_[shard] != self_) return false;
+bool Region::serves_shard(ShardId shard, Instant now) const {
+  if (owners_.empty() || shard >= owners_.size()) return false;
+  if (owners_[shard] != self_ || !may_serve(shard, now)) return false;
   const auto inbox = inboxes_.find(shard);
   return inbox == inboxes_.end() || !inbox->second.awaiting();
 }
@@ -154,6 +158,7 @@ bool Region::serves(std::string_view key) const {
 std::size_t Region::kept() const {
   std::size_t n = 0;
   for (const auto& [shard, inbox] : inboxes_) n += inbox.kept();
+  for (const auto& [shard, messages] : unleased_) n += messages.size();
   return n;
 }
 
@@ -164,6 +169,10 @@ void Region::receive(Context& context, const Delivery& message) {
   // one handed a message before that (a test calling receive() by hand)
   // reads it now.
   if (!read_a_view_ && message.kind != DeliveryKind::members_changed) read_view(context);
+  // A lease that ran out while nothing arrived (a pause) ends before
+  // anything else is handled, a vote that would renew it included: the
+  // entities that served under it may have been hosted elsewhere since.
+  if (leases_ && context.now() >= next_lapse_) check_lapses(context);
   switch (message.kind) {
     case DeliveryKind::tell:
     case DeliveryKind::ask:
@@ -173,6 +182,12 @@ void Region::receive(Context& context, const Delivery& message) {
         on_handoff_done(context, message);
       } else if (message.type_tag == kHandoffQueryTag) {
         on_handoff_query(context, message);
+      } else if (message.type_tag == kVoteRequestTag) {
+        on_vote_request(context, message);
+      } else if (message.type_tag == kVoteTag) {
+        on_vote(context, message);
+      } else if (message.type_tag == kReleaseTag) {
+        on_release(context, message);
       } else {
         on_entity_message(context, message);
       }
@@ -190,6 +205,8 @@ void Region::receive(Context& context, const Delivery& message) {
       if (message.type_tag == kPassivationTimer) on_passivation_timer(context);
       if (message.type_tag == kOrderTimer) on_order_timer(context);
       if (message.type_tag == kQueryTimer) query_awaited(context);
+      if (message.type_tag == kVoteTimer) ask_votes(context);
+      if (message.type_tag == kLapseTimer && leases_) check_lapses(context);
       break;
   }
   if (exported_.active != nullptr) exported_.active->set(static_cast<double>(entities_.size()));
@@ -228,6 +245,7 @@ void Region::on_entity_message(Context& context, const Delivery& message) {
 void Region::host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard) {
   ShardInbox& inbox = inboxes_[shard];
   if (inbox.awaiting()) return keep(context, message, inner, shard);
+  if (!may_serve(shard, context.now())) return keep_unleased(context, message, inner, shard);
   if (kind_.mutations.unordered) return deliver(context, message, inner);
   const Source source{std::string(inner.stamp->host), inner.stamp->port, inner.stamp->life};
   switch (inbox.admit(source, inner.stamp->number)) {
@@ -295,6 +313,7 @@ void Region::deliver(Context& context, const Delivery& message, const EntityMess
     bump(counters_.activated, exported_.activated);
   }
   it->second.last_message = context.now();
+  it->second.served = true;
   const Delivery unwrapped{message.kind, message.sender, message.correlation_id, inner.tag, inner.body};
   EntityContext entity_context(*this, context, it->first, &unwrapped);
   // The entity may send to its own region, which only queues: `it` stays valid.
@@ -343,7 +362,7 @@ void Region::on_order_timer(Context& context) {
     }
   }
   for (auto& [shard, inbox] : inboxes_) {
-    if (inbox.awaiting()) continue;
+    if (inbox.awaiting() || !may_serve(shard, now)) continue;
     inbox.skip_gaps(now, kind_.reorder_wait);
     release_ready(context, inbox);
   }
@@ -356,7 +375,7 @@ void Region::on_order_timer(Context& context) {
 void Region::query_awaited(Context& context) {
   std::set<NodeAddress> awaited;
   for (const auto& [shard, inbox] : inboxes_) {
-    if (inbox.awaiting()) awaited.insert(*inbox.awaited_from());
+    awaited.insert(inbox.awaited().begin(), inbox.awaited().end());
   }
   for (const NodeAddress& member : awaited) (void)context.tell(region_of(member, kind_.name), kHandoffQueryTag, {});
   if (awaited.empty()) {
@@ -368,10 +387,17 @@ void Region::query_awaited(Context& context) {
 
 void Region::arm_order_timer(Context& context) {
   Instant earliest = Instant::never();
+  const Instant now = context.now();
   for (const auto& [shard, inbox] : inboxes_) {
     // While a shard awaits its handoff its gaps wait too (on_order_timer
-    // skips none of them), so only the wait's end counts.
-    earliest = std::min(earliest, inbox.awaiting() ? inbox.awaiting_until() : inbox.next_gap_deadline(kind_.reorder_wait));
+    // skips none of them), so only the wait's end counts; a shard without
+    // its lease skips none either, and its gaps are judged when the lease
+    // comes (a deadline counted here would fire at once, again and again).
+    if (inbox.awaiting()) {
+      earliest = std::min(earliest, inbox.awaiting_until());
+    } else if (may_serve(shard, now)) {
+      earliest = std::min(earliest, inbox.next_gap_deadline(kind_.reorder_wait));
+    }
   }
   if (earliest == Instant::never()) {
     context.cancel_timer(kOrderTimer);
@@ -400,8 +426,10 @@ Region::Entities::iterator Region::stop(Context& context, Entities::iterator it,
   it->second.entity->stopping(entity_context, reason);
   if (reason == StopReason::idle) {
     bump(counters_.passivated, exported_.stopped_idle);
-  } else {
+  } else if (reason == StopReason::moved) {
     bump(counters_.moved, exported_.stopped_moved);
+  } else {
+    bump(counters_.lapsed, exported_.stopped_no_lease);
   }
   scratch_.clear();
   if (hand_to && !kind_.mutations.drop_handoff_state && it->second.entity->hand_over(scratch_)) {

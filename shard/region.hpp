@@ -38,6 +38,15 @@
 // they never both host an entity; nodes whose views disagree (a partition,
 // a change still spreading) may, until their views agree again, when the
 // loser stops its copy (reason moved) and hands it over.
+// Majority mode (EntityKind::consistency). A shard is hosted only under a
+// lease from a majority of the voters (shard/quorum_lease.hpp): messages for
+// a shard this node owns but holds no lease on are kept (bounded, like a
+// wait) while the region asks the voters, and handed on in order once it
+// holds one; when a lease runs out the shard's entities stop (reason
+// no_lease, nothing handed on) and its messages are kept again. A region
+// asks for votes every lease / 8 while it has entities or kept messages,
+// and not at all when idle. Every region is also a voter when its node is
+// one. Handing a shard over releases it at the voters.
 // Passivation. An entity idle for passivate_after is stopped (reason idle)
 // by a timer that fires no more often than every passivate_after / 8, so an
 // idle entity goes between passivate_after and 1.125 times it.
@@ -49,6 +58,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,6 +74,7 @@
 #include "shard/envelope.hpp"
 #include "shard/handoff_wire.hpp"
 #include "shard/placement.hpp"
+#include "shard/quorum_lease.hpp"
 #include "shard/shard_inbox.hpp"
 
 namespace weft::shard {
@@ -95,6 +106,11 @@ struct RegionCounters {
   std::uint64_t handoff_timeouts = 0;   // waits that ended without the handoff
   std::uint64_t orphan_completions = 0;  // an entity's ask completed after it stopped
   std::uint64_t unsupported_calls = 0;   // an entity's timer call (entity.hpp)
+  // Majority mode.
+  std::uint64_t lapsed = 0;          // entities stopped because their shard's lease ran out
+  std::uint64_t votes_asked = 0;     // vote requests sent (one per voter)
+  std::uint64_t votes_given = 0;     // requests this node answered as a voter
+  std::uint64_t votes_refused = 0;   // requests or votes from a node with another voter list, or not a voter
   std::uint64_t refused_total() const;
 };
 
@@ -119,20 +135,28 @@ class Region final : public Behavior, public ExportsMetrics {
   // The owner of `key`'s shard in the view this region last read; none
   // before it read one or with no member up.
   std::optional<NodeAddress> owner(std::string_view key) const;
+  std::optional<NodeAddress> owner_of_shard(ShardId shard) const;
   // The members up in the view this region last read, in address order:
   // two regions with equal hosts name the same owner for every shard.
   const std::vector<NodeAddress>& hosts() const { return hosts_; }
   // Messages kept, awaiting handoffs or gaps.
   std::size_t kept() const;
-  // Whether this region hands `key`'s messages to its entity now: its view
-  // names this node the owner and the shard awaits no handoff.
-  bool serves(std::string_view key) const;
+  // Whether this region hands `key`'s messages to its entity at `now` (its
+  // node's clock): its view names this node the owner, the shard awaits no
+  // handoff and, in the majority mode, it holds the shard's lease.
+  bool serves(std::string_view key, Instant now) const { return serves_shard(shard_of_key(key), now); }
+  bool serves_shard(ShardId shard, Instant now) const;
+  // Majority mode: whether this region holds `shard`'s lease at `now` (its
+  // node's clock); always false in the available mode.
+  bool holds_lease(ShardId shard, Instant now) const;
+  ShardId shard_of_key(std::string_view key) const;
 
  private:
   class EntityContext;
   struct Active {
     std::unique_ptr<Entity> entity;
     Instant last_message;
+    bool served = false;  // given a message here (not only restored from a handoff)
   };
   using Entities = std::map<std::string, Active, std::less<>>;
 
@@ -167,7 +191,23 @@ class Region final : public Behavior, public ExportsMetrics {
   bool may_hand(Context& context, const NodeAddress& from, ShardId shard) const;
   bool is_live(Context& context, const NodeAddress& node) const;
   std::optional<NodeAddress> owner_without_self(ShardId shard, const std::optional<NodeAddress>& also = {}) const;
-  ShardId shard_of_key(std::string_view key) const;
+
+  // region_lease.cpp: the majority mode's leases and votes, on two timers
+  // (region.cpp's are 1 to 3)
+  static constexpr std::uint32_t kVoteTimer = 4;   // asks the voters again
+  static constexpr std::uint32_t kLapseTimer = 5;  // the earliest lease held runs out
+  bool may_serve(ShardId shard, Instant now) const;
+  void start_leases(Context& context);
+  void keep_unleased(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
+  void ask_votes(Context& context);
+  void want_votes(Context& context);
+  void on_vote_request(Context& context, const Delivery& message);
+  void on_vote(Context& context, const Delivery& message);
+  void on_release(Context& context, const Delivery& message);
+  void check_lapses(Context& context);
+  void arm_lapse(Context& context);
+  void release_moved(Context& context, const std::vector<ShardId>& shards);
+  std::optional<std::size_t> voter_index(const NodeAddress& node) const;
 
   EntityKind kind_;
   NodeAddress self_;
@@ -192,6 +232,7 @@ class Region final : public Behavior, public ExportsMetrics {
     Counter* activated = nullptr;
     Counter* stopped_idle = nullptr;
     Counter* stopped_moved = nullptr;
+    Counter* stopped_no_lease = nullptr;
     Counter* handed_out = nullptr;
     Counter* handed_in = nullptr;
     std::array<Counter*, kRefusalCount> refused{};
@@ -200,6 +241,16 @@ class Region final : public Behavior, public ExportsMetrics {
   };
   Exported exported_;
   bool kept_changed_ = false;  // an entity message was kept or released: shard_kept_messages is stale
+
+  // Majority mode (empty optionals in the available mode).
+  std::vector<NodeAddress> voters_;  // sorted, unique
+  std::uint64_t voters_fingerprint_ = 0;
+  std::optional<Promises> promises_;  // as a voter; made at the first view, the region's start
+  std::optional<Leases> leases_;      // as a host
+  std::vector<bool> had_lease_;       // per shard, held at the last check
+  Instant next_lapse_ = Instant::never();  // the earliest lease among had_lease_ to run out
+  std::map<ShardId, std::deque<MailboxSlot>> unleased_;  // owned here, no lease yet: kept in arrival order
+  bool asking_ = false;               // the vote timer is armed
 };
 
 }  // namespace weft::shard

@@ -17,6 +17,12 @@ ActorKind region_actor(EntityKind kind) {
                      m.drop_handoff_state = m.drop_handoff_state || start.planted_defect("shard_drop_handoff_state");
                      m.no_handoff_wait = m.no_handoff_wait || start.planted_defect("shard_no_handoff_wait");
                      m.unordered = m.unordered || start.planted_defect("shard_unordered");
+                     m.vote_without_promise =
+                         m.vote_without_promise || start.planted_defect("shard_vote_without_promise");
+                     MajorityOptions& majority = planted.majority;
+                     if (planted.consistency == Consistency::majority && majority.voters.empty()) {
+                       majority.voters.assign(start.seeds.begin(), start.seeds.end());
+                     }
                      return std::make_unique<Region>(std::move(planted));
                    }};
 }
@@ -27,6 +33,7 @@ std::vector<PlantedDefect> region_defects() {
       {.name = "shard_drop_handoff_state", .property = "COUNTER", .branch = "increments were acknowledged"},
       {.name = "shard_no_handoff_wait", .property = "COUNTER", .branch = "increments were acknowledged"},
       {.name = "shard_unordered", .property = "ORDER", .branch = "after"},
+      {.name = "shard_vote_without_promise", .property = "SHARD2", .branch = "at once"},
   };
 }
 

@@ -18,6 +18,7 @@ bool Region::is_live(Context& context, const NodeAddress& node) const {
 void Region::read_view(Context& context) {
   read_a_view_ = true;
   self_ = context.self().node;
+  start_leases(context);
   const Placement placement(context.members());
   hosts_.assign(placement.hosts().begin(), placement.hosts().end());
   owners_.assign(kind_.shards, std::nullopt);
@@ -73,10 +74,12 @@ void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly
   // it owns (await_gained).
   std::map<NodeAddress, HandoffDone> dones;
   for (const NodeAddress& member : newly_up) dones[member];
+  std::vector<ShardId> released;
   for (ShardId shard = 0; shard < kind_.shards; ++shard) {
     if (responsible_[shard] && owners_[shard] && owners_[shard] != self_) {
       dones[*owners_[shard]].shards[shard];
       responsible_[shard] = false;
+      released.push_back(shard);
     }
   }
   for (auto it = entities_.begin(); it != entities_.end();) {
@@ -84,6 +87,8 @@ void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly
     const bool stays = !owner || owner == self_ || kind_.mutations.keep_moved;
     it = stays ? std::next(it) : stop(context, it, StopReason::moved, owner);
   }
+  // Majority mode: the entities stopped, the votes for their shards go.
+  release_moved(context, released);
   std::vector<std::pair<NodeAddress, MailboxSlot>> follow;
   for (auto it = inboxes_.begin(); it != inboxes_.end(); ++it) {
     const std::optional<NodeAddress>& owner = owners_[it->first];
@@ -91,6 +96,17 @@ void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly
     std::vector<MailboxSlot> messages;
     dones[*owner].shards[it->first] = it->second.hand_over(messages);
     for (MailboxSlot& m : messages) follow.emplace_back(*owner, std::move(m));
+  }
+  // Kept for want of a lease, never numbered here: they follow the rest.
+  for (auto it = unleased_.begin(); it != unleased_.end();) {
+    const std::optional<NodeAddress>& owner = owners_[it->first];
+    if (!owner || owner == self_) {
+      ++it;
+      continue;
+    }
+    for (MailboxSlot& m : it->second) follow.emplace_back(*owner, std::move(m));
+    kept_changed_ = true;
+    it = unleased_.erase(it);
   }
   for (const auto& [owner, done] : dones) {
     (void)context.tell(region_of(owner, kind_.name), kHandoffDoneTag, encode_done(done));
@@ -105,26 +121,31 @@ void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly
   }
 }
 
-// A shard this node owns waits for a handoff from a live member that may
-// have served it: the owner the last view named, if another (the shard moved
-// here), or a member newly up here that would own the shard without this
-// node (it may have served it while this node was not up in its view: a
-// restart, a partition, a node that came up alone). That member sends a
-// HandoffDone to every member newly up in its view (hand_over_lost), so the
-// wait lasts a round trip when there was nothing to hand over.
+// A shard this node owns waits for a handoff from every live member that
+// may have served it: the owner the last view named, if another (the shard
+// moved here), and every member newly up here (it may have served the shard
+// while this node was not up in its view: a restart, a partition, a node
+// that came up alone and owned every shard in a view of itself; seed 153 of
+// the sweep lost a count when only the member that would own the shard
+// without this node was awaited). A member sends a HandoffDone to every
+// member newly up in its view (hand_over_lost), and answers a query with
+// one, so a wait on a member with nothing to hand over lasts a round trip.
 void Region::await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before,
                           const std::set<NodeAddress>& newly_up) {
   if (kind_.mutations.no_handoff_wait) return;
   const Instant until = context.now() + kind_.handoff_timeout;
+  std::vector<NodeAddress> live_newly_up;
+  for (const NodeAddress& member : newly_up) {
+    if (is_live(context, member)) live_newly_up.push_back(member);
+  }
   for (ShardId shard = 0; shard < kind_.shards; ++shard) {
-    if (owners_[shard] != self_ || inboxes_[shard].awaiting()) continue;
-    std::optional<NodeAddress> from;
-    if (before[shard] && *before[shard] != self_) {
-      from = before[shard];
-    } else if (const auto without = owner_without_self(shard); without && newly_up.contains(*without)) {
-      from = without;
-    }
-    if (from && is_live(context, *from)) inboxes_[shard].await_handoff(*from, until);
+    if (owners_[shard] != self_) continue;
+    ShardInbox& inbox = inboxes_[shard];
+    const auto await = [&](const NodeAddress& from) {
+      if (!inbox.awaits(from)) inbox.await_handoff(from, until);
+    };
+    if (before[shard] && *before[shard] != self_ && is_live(context, *before[shard])) await(*before[shard]);
+    for (const NodeAddress& member : live_newly_up) await(member);
   }
 }
 
@@ -132,8 +153,10 @@ void Region::await_gained(Context& context, const std::vector<std::optional<Node
 // nothing (a crashed owner's entities start fresh here).
 void Region::end_waits_on_gone(Context& context) {
   for (auto& [shard, inbox] : inboxes_) {
-    if (!inbox.awaiting() || is_live(context, *inbox.awaited_from())) continue;
-    end_wait(context, inbox, {});
+    const std::set<NodeAddress> awaited = inbox.awaited();
+    for (const NodeAddress& member : awaited) {
+      if (!is_live(context, member) && inbox.handed_by(member, {})) end_wait(context, inbox, {});
+    }
   }
 }
 
@@ -143,7 +166,7 @@ void Region::end_waits_on_gone(Context& context) {
 bool Region::may_hand(Context& context, const NodeAddress& from, ShardId shard) const {
   if (owners_[shard] != self_ || from == self_ || !is_live(context, from)) return false;
   const auto inbox = inboxes_.find(shard);
-  if (inbox != inboxes_.end() && inbox->second.awaited_from() == from) return true;
+  if (inbox != inboxes_.end() && inbox->second.awaits(from)) return true;
   return owner_without_self(shard, from) == from;
 }
 
@@ -179,6 +202,7 @@ void Region::on_handoff_entity(Context& context, const Delivery& message) {
   if (entity == nullptr) return refuse(context, message, Refusal::no_entity);
   entity->take_over(part->state);
   entities_.emplace(std::string(part->key), Active{std::move(entity), context.now()});
+  want_votes(context);
   ++counters_.handed_in;
   if (exported_.handed_in != nullptr) exported_.handed_in->add();
   if (!passivation_armed_) arm_passivation(context, context.now() + kind_.passivate_after);
@@ -207,16 +231,17 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
     }
     ShardInbox& inbox = inboxes_[shard];
     if (inbox.awaiting()) {
-      end_wait(context, inbox, numbering);
+      // The wait ends when the last member it awaits has handed over.
+      if (inbox.handed_by(from, numbering)) end_wait(context, inbox, {});
     } else {
       inbox.merge(numbering);
-      release_ready(context, inbox);
+      if (may_serve(shard, context.now())) release_ready(context, inbox);
     }
   }
   // A HandoffDone is all `from` hands this node for now: a wait on it for a
   // shard it did not name ends too (it served none of that shard).
   for (auto& [shard, inbox] : inboxes_) {
-    if (inbox.awaiting() && inbox.awaited_from() == from) end_wait(context, inbox, {});
+    if (inbox.awaits(from) && inbox.handed_by(from, {})) end_wait(context, inbox, {});
   }
   arm_order_timer(context);
 }

@@ -9,8 +9,13 @@
 namespace weft::shard {
 
 void ShardInbox::await_handoff(const NodeAddress& from, Instant until) {
-  awaited_from_ = from;
-  until_ = until;
+  until_ = awaiting() ? std::max(until_, until) : until;
+  awaited_.insert(from);
+}
+
+bool ShardInbox::handed_by(const NodeAddress& from, const Numbering& handed) {
+  merge(handed);
+  return awaited_.erase(from) == 1 && awaited_.empty();
 }
 
 void ShardInbox::keep_waiting(MailboxSlot& message) {
@@ -19,7 +24,7 @@ void ShardInbox::keep_waiting(MailboxSlot& message) {
 }
 
 std::deque<MailboxSlot> ShardInbox::end_wait(const Numbering& handed) {
-  awaited_from_.reset();
+  awaited_.clear();
   merge(handed);
   return std::exchange(waiting_, {});
 }
@@ -92,7 +97,7 @@ ShardInbox::Numbering ShardInbox::hand_over(std::vector<MailboxSlot>& messages) 
   for (auto& [key, held] : held_) messages.emplace_back().take_from(held.message);
   waiting_.clear();
   held_.clear();
-  awaited_from_.reset();
+  awaited_.clear();
   return std::exchange(next_, {});
 }
 

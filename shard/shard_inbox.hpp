@@ -16,10 +16,13 @@
 //   - a gap that stays open `wait` (a message lost with a crashed node or a
 //     broken link, or refused on its way) is skipped: the earliest held
 //     number is taken as the next;
-//   - while the shard awaits the old owner's handoff, every message is kept
-//     in arrival order; the handoff brings the old owner's numbering, which
-//     the inbox takes (the later of the two per source), and the kept
-//     messages are then offered again in arrival order;
+//   - while the shard awaits handoffs, every message is kept in arrival
+//     order; it may await more than one member (the old owner, and a member
+//     newly up that may have served the shard meanwhile: both may hold
+//     state); each handoff brings its sender's numbering, which the inbox
+//     takes (the later of the two per source), and once the last awaited
+//     has handed over (or gone, or the time is up) the kept messages are
+//     offered again in arrival order;
 //   - handing the shard over gives the numbering and every message kept or
 //     held, for the new owner to continue from.
 // Nothing here reads a clock or iterates an unordered container: the
@@ -31,6 +34,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,15 +57,21 @@ class ShardInbox {
   using Numbering = std::map<Source, std::uint64_t>;  // per source, the next number expected
   enum class Admit : std::uint8_t { now, hold, late };
 
-  // --- awaiting the old owner's handoff
+  // --- awaiting handoffs
+  // Awaits `from` too; the wait lasts until the latest `until` given.
   void await_handoff(const NodeAddress& from, Instant until);
-  bool awaiting() const { return awaited_from_.has_value(); }
-  const std::optional<NodeAddress>& awaited_from() const { return awaited_from_; }
+  bool awaiting() const { return !awaited_.empty(); }
+  bool awaits(const NodeAddress& from) const { return awaited_.contains(from); }
+  const std::set<NodeAddress>& awaited() const { return awaited_; }
   Instant awaiting_until() const { return until_; }
+  // `from` handed over (`handed`: its numbering) or is gone (empty): true
+  // when it was the last awaited, and the caller ends the wait.
+  bool handed_by(const NodeAddress& from, const Numbering& handed);
   // While awaiting: keeps `message` (moved from) in arrival order.
   void keep_waiting(MailboxSlot& message);
-  // Ends the wait, taking `handed` (the later number per source), and
-  // returns the messages kept meanwhile, in arrival order, to offer again.
+  // Ends the wait (on every member awaited), taking `handed` (the later
+  // number per source), and returns the messages kept meanwhile, in arrival
+  // order, to offer again.
   std::deque<MailboxSlot> end_wait(const Numbering& handed);
 
   // --- in order
@@ -105,7 +115,7 @@ class ShardInbox {
   Numbering next_;
   std::map<std::pair<Source, std::uint64_t>, Held> held_;
   std::deque<MailboxSlot> waiting_;
-  std::optional<NodeAddress> awaited_from_;
+  std::set<NodeAddress> awaited_;
   Instant until_;
 };
 

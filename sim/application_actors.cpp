@@ -13,7 +13,7 @@ void ApplicationActors::on_start(std::size_t node, Kernel& kernel, Instant now) 
   // A gauge says how things stand now: a new life starts from zero, where
   // counters and histograms add up over the run.
   metrics.zero_gauges();
-  const ActorStart start{.metrics = metrics, .planted = planted_};
+  const ActorStart start{.metrics = metrics, .planted = planted_, .seeds = kernel.config().seeds};
   for (const ActorKind& kind : app_.actors) {
     std::string problem;
     std::unique_ptr<Behavior> behavior = make_actor(kind, start, problem);

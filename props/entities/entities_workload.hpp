@@ -26,10 +26,19 @@
 //           hostile seeds: the state sent there is gone); an Add counts for
 //           the epoch it was asked in;
 //   ORDER   no entity sees one client's Adds out of the order the client
-//           sent them (a client is one life of one node), handoffs
+//           sent them (a client is one life of one node's kernel: a
+//           rejoin after a down is a new one), handoffs
 //           included, unless the key's epoch ended after the late Add was
 //           asked (two copies saw the client's Adds: their order is not
 //           kept when one copy's state replaces the other's).
+//   SHARD2  (the majority mode) no two live nodes hold a lease on one shard
+//           at any instant, each judged on its own clock: a node holds one
+//           from the votes it has received, whatever its view (pauses and
+//           clock drift included: a paused node's lease runs out on its
+//           clock meanwhile). There, a key is hosted on a node that holds
+//           its shard's lease, and an entity stopped when its lease ran
+//           out ends every epoch, as a missed handoff does (its state is
+//           gone by design).
 // Traffic: Adds and Gets at `operations_per_second` from random nodes,
 // through each node's own region (shard::ask), with a timeout.
 //
@@ -63,6 +72,8 @@ struct EntitiesWorkloadOptions {
   std::uint32_t operations_per_second = 60;
   std::uint32_t read_percent = 10;
   Duration ask_timeout = Duration::seconds(3);
+  // Which counter kind it drives: kKind, or kMajorityKind with SHARD2.
+  shard::Consistency consistency = shard::Consistency::available;
 };
 
 class EntitiesWorkload final : public sim::Workload {
@@ -85,9 +96,11 @@ class EntitiesWorkload final : public sim::Workload {
     std::uint64_t acked_before = 0;  // Gets: Adds acknowledged in the epoch when asked
   };
   struct Node {
-    std::uint64_t lives = 0;
     const shard::Region* region = nullptr;  // owned by the node's kernel; valid while it is alive
     std::set<std::uint64_t> hosted;         // keys active there after its last input
+    Instant started;                        // its current life's start, on its clock
+    std::uint64_t incarnation = 0;          // its kernel's life when it last sent
+    std::uint32_t sender_lives = 0;         // kernel lives it sent from: a client is one
   };
   struct Key {
     std::uint64_t epoch = 0;
@@ -101,6 +114,8 @@ class EntitiesWorkload final : public sim::Workload {
   void end_epoch(std::uint64_t key);
   void settle_crashes();
   void check_key(std::uint64_t key);
+  void check_leases();
+  bool majority() const { return options_.consistency == shard::Consistency::majority; }
   void measure(std::uint64_t key, std::size_t live_hosts);
   void started_on(std::size_t node, const Kernel& kernel, std::uint64_t key);
   void settle_in_flight();
@@ -118,6 +133,13 @@ class EntitiesWorkload final : public sim::Workload {
   std::uint64_t adds_ = 0, acked_total_ = 0, gets_ = 0, gets_answered_ = 0, not_run_ = 0;
   std::uint64_t split_epochs_ = 0, crash_epochs_ = 0, phantom_epochs_ = 0;
   std::vector<std::string> key_names_;  // the keys as entity keys
+  std::vector<shard::ShardId> key_shards_;  // their shards, computed once (a hash per key per input was most of a run)
+  std::string kind_;                     // the counter kind it drives
+  std::uint64_t lease_checks_ = 0;       // SHARD2: (instant, shard) pairs with a lease held somewhere
+  // The majority mode can answer only while a majority of the voters (here
+  // every node) run and are past a started voter's quiet: whether that
+  // lasted long enough to ask, once in the run.
+  bool majority_could_serve_ = false;
   std::map<std::uint64_t, Instant> two_hosts_since_, unsettled_since_;  // per key, while it lasts
   std::vector<Duration> two_host_windows_, settle_intervals_;
   std::set<std::uint64_t> settled_once_;

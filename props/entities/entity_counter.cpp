@@ -41,9 +41,10 @@ void CounterEntity::take_over(std::span<const std::uint8_t> state) {
   }
 }
 
-shard::EntityKind counter_kind() {
+shard::EntityKind counter_kind(shard::Consistency consistency) {
   shard::EntityKind kind;
-  kind.name = std::string(kKind);
+  kind.name = std::string(consistency == shard::Consistency::majority ? kMajorityKind : kKind);
+  kind.consistency = consistency;
   kind.passivate_after = Duration::seconds(86'400);
   kind.make = [](std::string_view key) -> std::unique_ptr<shard::Entity> {
     std::uint64_t value = 0;

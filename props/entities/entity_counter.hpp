@@ -29,6 +29,8 @@
 namespace weft::entities {
 
 inline constexpr std::string_view kKind = "counter";
+// The same counter under the majority mode (docs/sharding.md, "Split brain").
+inline constexpr std::string_view kMajorityKind = "counter_majority";
 
 struct Add {
   std::uint64_t key = 0;
@@ -86,7 +88,8 @@ class CounterEntity final : public shard::Entity {
   CounterState state_;
 };
 
-// The kind, for region_actor (shard/region_actor.hpp).
-shard::EntityKind counter_kind();
+// The kind, for region_actor (shard/region_actor.hpp): kKind in the
+// available mode, kMajorityKind in the majority mode (the node's seeds vote).
+shard::EntityKind counter_kind(shard::Consistency consistency = shard::Consistency::available);
 
 }  // namespace weft::entities
