@@ -66,6 +66,7 @@ struct RegionMutations {
   bool no_handoff_wait = false;     // a gained shard is served before the old owner's handoff
   bool unordered = false;           // messages are handed on as they arrive, gaps or not
   bool vote_without_promise = false;  // majority mode: voters name whatever their view says
+  bool ignore_joins = false;        // a view that only adds members up is not read
 };
 
 // What a partition does to a kind's entities (docs/sharding.md, "Split

@@ -19,6 +19,7 @@ ActorKind region_actor(EntityKind kind) {
                      m.unordered = m.unordered || start.planted_defect("shard_unordered");
                      m.vote_without_promise =
                          m.vote_without_promise || start.planted_defect("shard_vote_without_promise");
+                     m.ignore_joins = m.ignore_joins || start.planted_defect("shard_ignore_joins");
                      MajorityOptions& majority = planted.majority;
                      if (planted.consistency == Consistency::majority && majority.voters.empty()) {
                        majority.voters.assign(start.seeds.begin(), start.seeds.end());
@@ -34,6 +35,7 @@ std::vector<PlantedDefect> region_defects() {
       {.name = "shard_no_handoff_wait", .property = "COUNTER", .branch = "increments were acknowledged"},
       {.name = "shard_unordered", .property = "ORDER", .branch = "after"},
       {.name = "shard_vote_without_promise", .property = "SHARD2", .branch = "at once"},
+      {.name = "shard_ignore_joins", .property = "REBALANCE", .branch = "another view"},
   };
 }
 

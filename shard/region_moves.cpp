@@ -31,6 +31,13 @@ void Region::read_view(Context& context) {
 }
 
 void Region::on_members_changed(Context& context) {
+  if (kind_.mutations.ignore_joins && read_a_view_) {
+    const Placement placement(context.members());
+    const auto& now_up = placement.hosts();
+    if (now_up.size() > hosts_.size() && std::includes(now_up.begin(), now_up.end(), hosts_.begin(), hosts_.end())) {
+      return;
+    }
+  }
   std::vector<std::optional<NodeAddress>> before = std::move(owners_);
   const std::vector<NodeAddress> hosts_before = std::move(hosts_);
   read_view(context);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "kernel/config.hpp"
 #include "props/entities/entity_counter.hpp"
 #include "shard/entity_ref.hpp"
 #include "sim/scenario.hpp"
@@ -12,6 +13,10 @@ namespace weft::entities {
 namespace {
 
 constexpr std::uint64_t kPrngStream = 0xE17171E5;
+// How long a region may place keys by a view its kernel has left: the
+// members_changed is queued at once and handled on the kernel's next
+// dispatch, so a tick, or a round of a busy mailbox.
+constexpr Duration kViewLag = Duration::seconds(1);
 
 std::string n(std::size_t node) {
   std::string name = "n";
@@ -34,11 +39,34 @@ void EntitiesWorkload::begin(sim::Simulator& sim, const sim::Scenario& scenario)
   prng_ = Prng::derive(scenario.seed, kPrngStream);
   nodes_.resize(sim.size());
   keys_.assign(options_.keys, Key{});
+  note_faults(scenario);
   for (std::uint64_t key = 0; key < options_.keys; ++key) {
     key_names_.push_back(std::to_string(key));
     key_shards_.push_back(shard::shard_of(kind_, key_names_.back(), counter_kind(options_.consistency).shards));
   }
   schedule_next();
+}
+
+// When each fault is under way, for REBALANCE: a lasting fault to its end, a
+// cut or a partition to the next heal (or the end of the chaos phase, where
+// the run heals everything), an instant one at its instant.
+void EntitiesWorkload::note_faults(const sim::Scenario& scenario) {
+  const Instant start = sim_->now();
+  for (std::size_t i = 0; i < scenario.faults.size(); ++i) {
+    const sim::Fault& f = scenario.faults[i];
+    Instant end = start + f.at + f.length;
+    using Kind = sim::Fault::Kind;
+    if (f.kind == Kind::cut || f.kind == Kind::cut_one_way || f.kind == Kind::partition) {
+      end = start + scenario.chaos;
+      for (std::size_t j = i + 1; j < scenario.faults.size(); ++j) {
+        if (scenario.faults[j].kind == Kind::heal) {
+          end = start + scenario.faults[j].at;
+          break;
+        }
+      }
+    }
+    busy_.emplace_back(start + f.at, end);
+  }
 }
 
 void EntitiesWorkload::on_start(std::size_t node, Kernel& kernel, Instant now) {
@@ -162,9 +190,18 @@ std::uint64_t EntitiesWorkload::count_on(std::size_t node, std::uint64_t key) co
 
 void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
   if (sim_ == nullptr) return;
+  if (rebalance_bound_ == Duration::zero()) {
+    const Bounds bounds = compute_bounds(kernel.config(), nodes_.size());
+    rebalance_bound_ = std::max(bounds.converge, bounds.vouch) + counter_kind().handoff_timeout + Duration::seconds(1);
+  }
+  quiet_since_ = Instant();
+  for (const auto& [from, to] : busy_) {
+    if (from <= sim_->now()) quiet_since_ = std::max(quiet_since_, std::min(to, sim_->now()));
+  }
   settle_crashes();
   Node& state = nodes_[node - 1];
   if (state.region == nullptr) return;
+  judge_region_view(node, kernel);
   // A handoff that went missing anywhere ends every epoch (its state is gone).
   std::uint64_t missed = 0;
   for (const Node& other : nodes_) missed += other.region == nullptr ? 0 : handoffs_missed(*other.region);
@@ -350,6 +387,42 @@ void EntitiesWorkload::measure(std::uint64_t key, std::size_t live_hosts) {
   // first settled count.
   if (settled) settled_once_.insert(key);
   if (settled_once_.contains(key)) interval(unsettled_since_, !settled, settle_intervals_);
+  // REBALANCE judges the boot too: a key that never settles must fail.
+  if (settled) {
+    rebalance_since_.erase(key);
+  } else if (!majority()) {
+    judge_rebalance(key, rebalance_since_.emplace(key, now).first->second);
+  }
+}
+
+// REBALANCE's first half: a region places keys by its node's view, read
+// from the members_changed its kernel queues; one that has not caught up
+// with its kernel's members up for kViewLag is not following membership.
+void EntitiesWorkload::judge_region_view(std::size_t node, const Kernel& kernel) {
+  Node& state = nodes_[node - 1];
+  const shard::Placement placement(kernel.members().members());
+  const auto& up = placement.hosts();
+  const std::vector<NodeAddress>& read = state.region->hosts();
+  const bool lags = !std::equal(up.begin(), up.end(), read.begin(), read.end());
+  if (!lags) {
+    state.lagging_since.reset();
+    return;
+  }
+  if (!state.lagging_since) state.lagging_since = sim_->now();
+  if (sim_->now() - *state.lagging_since <= kViewLag || state.lag_reported) return;
+  state.lag_reported = true;
+  reported_.push_back("REBALANCE: " + n(node) + "'s region has placed keys by another view than its node's for " +
+                      std::to_string((sim_->now() - *state.lagging_since).ms()) + " ms (" +
+                      std::to_string(read.size()) + " members up against " + std::to_string(up.size()) + ")");
+}
+
+void EntitiesWorkload::judge_rebalance(std::uint64_t key, Instant since) {
+  const Instant now = sim_->now();
+  const Instant from = std::max(since, quiet_since_);
+  if (now - from <= rebalance_bound_ || !rebalance_reported_.insert({key, since.ns_since_epoch()}).second) return;
+  reported_.push_back("REBALANCE: key " + std::to_string(key) + " unsettled for " +
+                      std::to_string((now - since).ms()) + " ms, " + std::to_string((now - quiet_since_).ms()) +
+                      " ms after the last fault (T_rebalance " + std::to_string(rebalance_bound_.ms()) + " ms)");
 }
 
 void EntitiesWorkload::check(const sim::Simulator&, std::vector<std::string>& failures) {

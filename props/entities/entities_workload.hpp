@@ -39,6 +39,18 @@
 //           its shard's lease, and an entity stopped when its lease ran
 //           out ends every epoch, as a missed handoff does (its state is
 //           gone by design).
+//   REBALANCE no region places keys by a view its node's kernel has left
+//           for more than a second (placement follows membership: views
+//           that agree place alike, H1), and (the available mode) a key's
+//           placement is never
+//           unsettled (below) for longer than T_rebalance once no fault
+//           has been under way for T_rebalance: T_converge or T_vouch
+//           (invented members linger until downed), whichever is longer,
+//           plus handoff_timeout, plus a second. A fault is under way from
+//           its start to its end (a cut or a partition to the next heal);
+//           generated runs seldom stay quiet that long, so the first half
+//           is the one most runs judge (shard_ignore_joins: a region that
+//           reads no view that only adds members).
 // Traffic: Adds and Gets at `operations_per_second` from random nodes,
 // through each node's own region (shard::ask), with a timeout.
 //
@@ -54,6 +66,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -101,6 +114,8 @@ class EntitiesWorkload final : public sim::Workload {
     Instant started;                        // its current life's start, on its clock
     std::uint64_t incarnation = 0;          // its kernel's life when it last sent
     std::uint32_t sender_lives = 0;         // kernel lives it sent from: a client is one
+    std::optional<Instant> lagging_since;   // its region has not read its kernel's view since
+    bool lag_reported = false;
   };
   struct Key {
     std::uint64_t epoch = 0;
@@ -115,6 +130,9 @@ class EntitiesWorkload final : public sim::Workload {
   void settle_crashes();
   void check_key(std::uint64_t key);
   void check_leases();
+  void note_faults(const sim::Scenario& scenario);
+  void judge_rebalance(std::uint64_t key, Instant since);
+  void judge_region_view(std::size_t node, const Kernel& kernel);
   bool majority() const { return options_.consistency == shard::Consistency::majority; }
   void measure(std::uint64_t key, std::size_t live_hosts);
   void started_on(std::size_t node, const Kernel& kernel, std::uint64_t key);
@@ -140,6 +158,13 @@ class EntitiesWorkload final : public sim::Workload {
   // every node) run and are past a started voter's quiet: whether that
   // lasted long enough to ask, once in the run.
   bool majority_could_serve_ = false;
+  // REBALANCE: when faults were under way (absolute, from the scenario),
+  // the bound (from the first kernel's config), and when the last ended.
+  std::vector<std::pair<Instant, Instant>> busy_;
+  Duration rebalance_bound_ = Duration::zero();
+  Instant quiet_since_;
+  std::map<std::uint64_t, Instant> rebalance_since_;  // per key, unsettled since (boot included)
+  std::set<std::pair<std::uint64_t, std::int64_t>> rebalance_reported_;  // (key, unsettled since)
   std::map<std::uint64_t, Instant> two_hosts_since_, unsettled_since_;  // per key, while it lasts
   std::vector<Duration> two_host_windows_, settle_intervals_;
   std::set<std::uint64_t> settled_once_;
