@@ -262,13 +262,20 @@ void Region::host(Context& context, const Delivery& message, const EntityMessage
   }
 }
 
+// A copy of an entity message with its stamp (the envelope re-encoded), to
+// keep and offer again later with its sender and ask.
+MailboxSlot Region::copy_of(const Delivery& message, const EntityMessage& inner) {
+  encode(inner, scratch_);
+  MailboxSlot copy;
+  copy.fill(Delivery{message.kind, message.sender, message.correlation_id, kEntityTag, scratch_});
+  return copy;
+}
+
 // Keeps a copy of the message with its stamp, for the inbox to hand on when
 // the wait or the gap ends.
 void Region::keep(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard) {
   if (kept() >= kind_.buffer_capacity) return refuse(context, message, Refusal::buffer_full);
-  encode(inner, scratch_);
-  MailboxSlot copy;
-  copy.fill(Delivery{message.kind, message.sender, message.correlation_id, kEntityTag, scratch_});
+  MailboxSlot copy = copy_of(message, inner);
   ShardInbox& inbox = inboxes_[shard];
   if (inbox.awaiting()) {
     inbox.keep_waiting(copy);

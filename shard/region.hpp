@@ -164,6 +164,7 @@ class Region final : public Behavior, public ExportsMetrics {
   void on_entity_message(Context& context, const Delivery& message);
   void host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
   void keep(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
+  MailboxSlot copy_of(const Delivery& message, const EntityMessage& inner);
   void release_ready(Context& context, ShardInbox& inbox);
   void deliver(Context& context, const Delivery& message, const EntityMessage& inner);
   void refuse(Context& context, const Delivery& message, Refusal refusal);

@@ -64,10 +64,7 @@ std::optional<std::size_t> Region::voter_index(const NodeAddress& node) const {
 // unnumbered (host() admits it when the lease comes), and the voters asked.
 void Region::keep_unleased(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard) {
   if (kept() >= kind_.buffer_capacity) return refuse(context, message, Refusal::buffer_full);
-  encode(inner, scratch_);
-  MailboxSlot copy;
-  copy.fill(Delivery{message.kind, message.sender, message.correlation_id, kEntityTag, scratch_});
-  unleased_[shard].push_back(std::move(copy));
+  unleased_[shard].push_back(copy_of(message, inner));
   kept_changed_ = true;
   want_votes(context);
 }
