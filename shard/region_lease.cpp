@@ -1,6 +1,7 @@
 // The majority mode's leases and votes in a region; the model is in
 // region.hpp ("Majority mode") and shard/quorum_lease.hpp (the argument).
 #include <algorithm>
+#include <string>
 
 #include "kernel/assert.hpp"
 #include "shard/lease_wire.hpp"
@@ -10,22 +11,19 @@ namespace weft::shard {
 
 namespace {
 
-// FNV-1a over the voters, so two nodes with different lists (a deployment
-// whose seeds differ) do not count each other's votes: a majority of one
-// list need not meet a majority of the other.
+// One hash of the voter list (placement's stable_hash over "host:port"
+// lines), so two nodes with different lists (a deployment whose seeds
+// differ) do not count each other's votes: a majority of one list need not
+// meet a majority of the other.
 std::uint64_t fingerprint(const std::vector<NodeAddress>& voters) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  const auto fold = [&h](std::uint64_t byte) {
-    h ^= byte;
-    h *= 0x100000001b3ULL;
-  };
+  std::string lines;
   for (const NodeAddress& v : voters) {
-    for (const char c : v.host) fold(static_cast<unsigned char>(c));
-    fold(0);
-    fold(v.port & 0xff);
-    fold(v.port >> 8);
+    lines += v.host;
+    lines += ':';
+    lines += std::to_string(v.port);
+    lines += '\n';
   }
-  return h;
+  return stable_hash(lines, 0);
 }
 
 }  // namespace

@@ -253,16 +253,18 @@ void EntitiesWorkload::check_leases() {
   const shard::Region* any = nullptr;
   for (const Node& state : nodes_) any = any != nullptr ? any : state.region;
   if (any == nullptr) return;
-  const shard::MajorityOptions& options = any->kind().majority;
-  // Past the quiet, time for a request, an answer and the asks' own timeout.
-  const Duration ready = shard::lease_times(options.lease, options.max_drift_ppm).quiet + options_.ask_timeout +
-                         Duration::seconds(2);
-  std::size_t ready_voters = 0;
-  for (std::size_t node = 1; node <= nodes_.size(); ++node) {
-    const Node& state = nodes_[node - 1];
-    if (state.region != nullptr && sim_->local_now(node) - state.started >= ready) ++ready_voters;
+  if (!majority_could_serve_) {
+    const shard::MajorityOptions& options = any->kind().majority;
+    // Past the quiet, time for a request, an answer and the asks' own timeout.
+    const Duration ready = shard::lease_times(options.lease, options.max_drift_ppm).quiet + options_.ask_timeout +
+                           Duration::seconds(2);
+    std::size_t ready_voters = 0;
+    for (std::size_t node = 1; node <= nodes_.size(); ++node) {
+      const Node& state = nodes_[node - 1];
+      if (state.region != nullptr && sim_->local_now(node) - state.started >= ready) ++ready_voters;
+    }
+    majority_could_serve_ = ready_voters > nodes_.size() / 2;
   }
-  majority_could_serve_ = majority_could_serve_ || ready_voters > nodes_.size() / 2;
   for (shard::ShardId shard = 0; shard < any->kind().shards; ++shard) {
     std::size_t holder = 0;
     for (std::size_t node = 1; node <= nodes_.size(); ++node) {
