@@ -141,10 +141,9 @@ class Region final : public Behavior, public ExportsMetrics {
   const std::vector<NodeAddress>& hosts() const { return hosts_; }
   // Messages kept, awaiting handoffs or gaps.
   std::size_t kept() const;
-  // Whether this region hands `key`'s messages to its entity at `now` (its
+  // Whether this region hands `shard`'s messages to its entities at `now` (its
   // node's clock): its view names this node the owner, the shard awaits no
   // handoff and, in the majority mode, it holds the shard's lease.
-  bool serves(std::string_view key, Instant now) const { return serves_shard(shard_of_key(key), now); }
   bool serves_shard(ShardId shard, Instant now) const;
   // Majority mode: whether this region holds `shard`'s lease at `now` (its
   // node's clock); always false in the available mode.
