@@ -1,6 +1,7 @@
 // Allocation counting for the benchmark binaries: alloc_counter.cpp replaces
 // the global operator new of any binary it is linked into and counts calls,
-// so a benchmark can report allocations per operation next to its time.
+// so a benchmark can report allocations per operation next to its time, and
+// tracks the bytes they hold, so one can report memory per object.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -11,6 +12,9 @@ namespace weft::bench {
 
 // Allocations made by this process so far.
 std::uint64_t allocations();
+// Bytes the heap holds for this process's operator new blocks now (usable
+// sizes: the allocator's rounding included, its per-block header not).
+std::int64_t live_bytes();
 
 // Call right after the timed loop with allocations() taken right before it;
 // reports allocs/op per iteration.

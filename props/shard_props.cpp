@@ -185,6 +185,7 @@ RC_GTEST_PROP(ShardEnvelope, RoundTripsAndRefusesWhatItCannotRead, ()) {
                                  *rc::gen::arbitrary<std::uint64_t>(), *rc::gen::arbitrary<std::uint64_t>()};
   }
   const std::vector<std::uint8_t> bytes = shard::encode(message);
+  RC_ASSERT(bytes.size() == shard::encoded_size(message));
   const shard::Decoded back = shard::decode(bytes);
   RC_ASSERT(back.message.has_value());
   RC_ASSERT(back.message->hops == message.hops && back.message->tag == message.tag);
@@ -207,6 +208,24 @@ RC_GTEST_PROP(ShardEnvelope, RoundTripsAndRefusesWhatItCannotRead, ()) {
     RC_ASSERT(shard::valid_key(any.message->key));
     RC_ASSERT(any.message->body.data() + any.message->body.size() == noise.data() + noise.size());
   }
+}
+
+// The layout envelope.hpp gives, byte by byte: two nodes of different
+// builds must read each other's envelopes.
+TEST(ShardEnvelope, LayoutIsPinned) {
+  const std::vector<std::uint8_t> body{0xee};
+  shard::EntityMessage message{1, 0x01020304, "ab", body};
+  message.stamp = shard::Stamp{"h", 7, 0x11, 0x22};
+  const std::vector<std::uint8_t> expected{
+      1, 1, 1,                 // version, hops, flags (stamped)
+      0x04, 0x03, 0x02, 0x01,  // user tag
+      2, 0,                    // key length
+      1, 'h', 7, 0,            // host, port
+      0x11, 0, 0, 0, 0, 0, 0, 0, 0x22, 0, 0, 0, 0, 0, 0, 0,  // life, number
+      'a', 'b', 0xee};         // key, body
+  EXPECT_EQ(shard::encode(message), expected);
+  message.stamp.reset();
+  EXPECT_EQ(shard::encode(message), (std::vector<std::uint8_t>{1, 1, 0, 0x04, 0x03, 0x02, 0x01, 2, 0, 'a', 'b', 0xee}));
 }
 
 TEST(ShardEnvelope, RefusalsNameTheirReason) {

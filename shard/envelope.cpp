@@ -1,46 +1,19 @@
 // Entity envelopes; the layout is in envelope.hpp.
 #include "shard/envelope.hpp"
 
+#include <cstring>
+
 #include "kernel/assert.hpp"
 
 namespace weft::shard {
 
 namespace wire_detail {
 
-void put(std::vector<std::uint8_t>& out, std::uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
-}
-
 void put_text(std::vector<std::uint8_t>& out, std::string_view text, int length_bytes) {
   WEFT_ASSERT(text.size() < (std::uint64_t{1} << (8 * length_bytes)));
   put(out, text.size(), length_bytes);
   out.insert(out.end(), text.begin(), text.end());
 }
-
-std::uint64_t Reader::get(int bytes) {
-  const std::span<const std::uint8_t> field = take(static_cast<std::size_t>(bytes));
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < field.size(); ++i) value |= std::uint64_t{field[i]} << (8 * i);
-  return value;
-}
-
-std::string_view Reader::text(int length_bytes) {
-  const auto n = static_cast<std::size_t>(get(length_bytes));
-  const std::span<const std::uint8_t> field = take(n);
-  return {reinterpret_cast<const char*>(field.data()), field.size()};
-}
-
-std::span<const std::uint8_t> Reader::take(std::size_t n) {
-  if (!ok_ || bytes_.size() - at_ < n) {
-    ok_ = false;
-    return {};
-  }
-  const std::span<const std::uint8_t> field = bytes_.subspan(at_, n);
-  at_ += n;
-  return field;
-}
-
-std::span<const std::uint8_t> Reader::rest() { return take(bytes_.size() - at_); }
 
 }  // namespace wire_detail
 
@@ -57,25 +30,54 @@ ActorRef region_of(const NodeAddress& node, std::string_view kind) { return Acto
 
 bool valid_key(std::string_view key) { return !key.empty() && key.size() <= kMaxKeyBytes; }
 
-void encode(const EntityMessage& message, std::vector<std::uint8_t>& out) {
-  using wire_detail::put;
+std::size_t encoded_size(const EntityMessage& message) {
+  const std::size_t stamp = message.stamp ? 1 + message.stamp->host.size() + 2 + 8 + 8 : 0;
+  return 9 + stamp + message.key.size() + message.body.size();
+}
+
+namespace {
+
+std::uint8_t* store(std::uint8_t* at, std::uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) *at++ = static_cast<std::uint8_t>(value >> (8 * i));
+  return at;
+}
+
+std::uint8_t* store(std::uint8_t* at, std::span<const std::uint8_t> bytes) {
+  if (!bytes.empty()) std::memcpy(at, bytes.data(), bytes.size());
+  return at + bytes.size();
+}
+
+std::span<const std::uint8_t> as_bytes(std::string_view text) {
+  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+}
+
+}  // namespace
+
+void encode_to(const EntityMessage& message, std::span<std::uint8_t> out) {
   WEFT_ASSERT(valid_key(message.key));
-  out.clear();
-  out.reserve(9 + 28 + message.key.size() + message.body.size());
-  out.push_back(kVersion);
-  out.push_back(message.hops);
-  out.push_back(message.stamp ? kStamped : 0);
-  put(out, message.tag, 4);
-  put(out, message.key.size(), 2);
+  WEFT_ASSERT(out.size() == encoded_size(message));
+  std::uint8_t* at = out.data();
+  *at++ = kVersion;
+  *at++ = message.hops;
+  *at++ = message.stamp ? kStamped : 0;
+  at = store(at, message.tag, 4);
+  at = store(at, message.key.size(), 2);
   if (message.stamp) {
-    WEFT_ASSERT(!message.stamp->host.empty());
-    wire_detail::put_text(out, message.stamp->host, 1);
-    put(out, message.stamp->port, 2);
-    put(out, message.stamp->life, 8);
-    put(out, message.stamp->number, 8);
+    WEFT_ASSERT(!message.stamp->host.empty() && message.stamp->host.size() <= 255);
+    at = store(at, message.stamp->host.size(), 1);
+    at = store(at, as_bytes(message.stamp->host));
+    at = store(at, message.stamp->port, 2);
+    at = store(at, message.stamp->life, 8);
+    at = store(at, message.stamp->number, 8);
   }
-  out.insert(out.end(), message.key.begin(), message.key.end());
-  out.insert(out.end(), message.body.begin(), message.body.end());
+  at = store(at, as_bytes(message.key));
+  at = store(at, message.body);
+  WEFT_ASSERT(at == out.data() + out.size());
+}
+
+void encode(const EntityMessage& message, std::vector<std::uint8_t>& out) {
+  out.resize(encoded_size(message));
+  encode_to(message, out);
 }
 
 std::vector<std::uint8_t> encode(const EntityMessage& message) {

@@ -71,6 +71,10 @@ struct EntityMessage {
 // 1..255 bytes.
 void encode(const EntityMessage& message, std::vector<std::uint8_t>& out);
 std::vector<std::uint8_t> encode(const EntityMessage& message);
+// The same into `out`, which must be exactly encoded_size(message) bytes:
+// for a sender that encodes into a buffer of its own (shard/entity_ref.cpp).
+std::size_t encoded_size(const EntityMessage& message);
+void encode_to(const EntityMessage& message, std::span<std::uint8_t> out);
 bool valid_key(std::string_view key);
 
 enum class DecodeError : std::uint8_t { truncated, bad_version, bad_key, bad_stamp };
@@ -85,15 +89,37 @@ Decoded decode(std::span<const std::uint8_t> bytes);
 // Little-endian fields, shared with handoff_wire.cpp: a reader that fails
 // (and stays failed) rather than reading past its bytes.
 namespace wire_detail {
-void put(std::vector<std::uint8_t>& out, std::uint64_t value, int bytes);
+// Inline: the envelope's fields are read and written on every entity
+// message, each with a constant width the compiler unrolls
+// (weft_bench_shard).
+inline void put(std::vector<std::uint8_t>& out, std::uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
+}
 void put_text(std::vector<std::uint8_t>& out, std::string_view text, int length_bytes);
 class Reader {
  public:
   explicit Reader(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
-  std::uint64_t get(int bytes);
-  std::string_view text(int length_bytes);
-  std::span<const std::uint8_t> take(std::size_t n);
-  std::span<const std::uint8_t> rest();
+  std::uint64_t get(int bytes) {
+    const std::span<const std::uint8_t> field = take(static_cast<std::size_t>(bytes));
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < field.size(); ++i) value |= std::uint64_t{field[i]} << (8 * i);
+    return value;
+  }
+  std::string_view text(int length_bytes) {
+    const auto n = static_cast<std::size_t>(get(length_bytes));
+    const std::span<const std::uint8_t> field = take(n);
+    return {reinterpret_cast<const char*>(field.data()), field.size()};
+  }
+  std::span<const std::uint8_t> take(std::size_t n) {
+    if (!ok_ || bytes_.size() - at_ < n) {
+      ok_ = false;
+      return {};
+    }
+    const std::span<const std::uint8_t> field = bytes_.subspan(at_, n);
+    at_ += n;
+    return field;
+  }
+  std::span<const std::uint8_t> rest() { return take(bytes_.size() - at_); }
   bool ok() const { return ok_; }
   bool done() const { return ok_ && at_ == bytes_.size(); }
 

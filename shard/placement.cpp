@@ -34,10 +34,14 @@ std::uint64_t stable_hash(std::string_view bytes, std::uint64_t seed) {
 }
 
 ShardId shard_of(std::string_view kind, std::string_view key, std::uint32_t shards) {
-  WEFT_ASSERT(shards >= 1);
-  const std::uint64_t h = field(field(kFnvOffset, kind), key);
-  return static_cast<ShardId>(h % shards);
+  return ShardMap(kind, shards).shard_of(key);
 }
+
+ShardMap::ShardMap(std::string_view kind, std::uint32_t shards) : kind_hash_(field(kFnvOffset, kind)), shards_(shards) {
+  WEFT_ASSERT(shards >= 1);
+}
+
+ShardId ShardMap::shard_of(std::string_view key) const { return static_cast<ShardId>(field(kind_hash_, key) % shards_); }
 
 std::uint64_t score(std::string_view kind, ShardId shard, const NodeAddress& host) {
   std::uint64_t h = field(kFnvOffset, kind);

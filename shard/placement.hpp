@@ -45,6 +45,18 @@ std::uint64_t stable_hash(std::string_view bytes, std::uint64_t seed = 0);
 // The shard of `key` among `shards` shards of `kind` (shards >= 1).
 ShardId shard_of(std::string_view kind, std::string_view key, std::uint32_t shards);
 
+// shard_of for one kind, its part of the hash taken once: a region maps
+// every entity message it reads (weft_bench_shard).
+class ShardMap {
+ public:
+  ShardMap(std::string_view kind, std::uint32_t shards);
+  ShardId shard_of(std::string_view key) const;
+
+ private:
+  std::uint64_t kind_hash_;
+  std::uint32_t shards_;
+};
+
 // The rendezvous score of `host` for a kind's shard: the highest hosts it.
 std::uint64_t score(std::string_view kind, ShardId shard, const NodeAddress& host);
 

@@ -96,7 +96,7 @@ class Region::EntityContext final : public Context {
   const Delivery* handled_;  // the entity's message; nullptr outside one
 };
 
-Region::Region(EntityKind kind) : kind_(std::move(kind)) {
+Region::Region(EntityKind kind) : kind_(std::move(kind)), shard_map_(kind_.name, kind_.shards) {
   WEFT_ASSERT(!kind_.name.empty() && kind_.shards >= 1 && kind_.passivate_after > Duration::zero());
   WEFT_ASSERT(kind_.handoff_timeout > Duration::zero() && kind_.reorder_wait > Duration::zero());
   WEFT_ASSERT(kind_.make != nullptr);
@@ -162,7 +162,7 @@ std::size_t Region::kept() const {
   return n;
 }
 
-ShardId Region::shard_of_key(std::string_view key) const { return shard_of(kind_.name, key, kind_.shards); }
+ShardId Region::shard_of_key(std::string_view key) const { return shard_map_.shard_of(key); }
 
 void Region::receive(Context& context, const Delivery& message) {
   // A region reads its first view from the members_changed its spawn queues;
@@ -235,7 +235,7 @@ void Region::on_entity_message(Context& context, const Delivery& message) {
   }
   ++inner.hops;
   encode(inner, scratch_);
-  if (context.forward(region_of(*owner, kind_.name), message, kEntityTag, scratch_) != SendResult::sent) {
+  if (context.forward(region_of_host(*owner), message, kEntityTag, scratch_) != SendResult::sent) {
     if (entering) --next_number_[shard];  // no number is skipped for a message that never left
     return refuse(context, message, Refusal::forward_failed);
   }

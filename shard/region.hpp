@@ -190,6 +190,7 @@ class Region final : public Behavior, public ExportsMetrics {
   void query_awaited(Context& context);
   bool may_hand(Context& context, const NodeAddress& from, ShardId shard) const;
   bool is_live(Context& context, const NodeAddress& node) const;
+  const ActorRef& region_of_host(const NodeAddress& host) const;
   std::optional<NodeAddress> owner_without_self(ShardId shard, const std::optional<NodeAddress>& also = {}) const;
 
   // region_lease.cpp: the majority mode's leases and votes, on two timers
@@ -210,11 +211,13 @@ class Region final : public Behavior, public ExportsMetrics {
   std::optional<std::size_t> voter_index(const NodeAddress& node) const;
 
   EntityKind kind_;
+  ShardMap shard_map_;
   NodeAddress self_;
   std::uint64_t self_life_ = 0;
   bool read_a_view_ = false;
   std::vector<std::optional<NodeAddress>> owners_;  // per shard, from the last view read
   std::vector<NodeAddress> hosts_;
+  std::vector<ActorRef> host_regions_;  // hosts_' regions, made once per view rather than per message
   // Per shard: this node owned it in the last view that named an owner, so
   // it hands it over (a HandoffDone) to the next owner a view names.
   std::vector<bool> responsible_;

@@ -21,6 +21,8 @@ void Region::read_view(Context& context) {
   start_leases(context);
   const Placement placement(context.members());
   hosts_.assign(placement.hosts().begin(), placement.hosts().end());
+  host_regions_.clear();
+  for (const NodeAddress& host : hosts_) host_regions_.push_back(region_of(host, kind_.name));
   owners_.assign(kind_.shards, std::nullopt);
   for (ShardId shard = 0; shard < kind_.shards; ++shard) owners_[shard] = placement.owner(kind_.name, shard);
   next_number_.resize(kind_.shards, 1);
@@ -175,6 +177,13 @@ bool Region::may_hand(Context& context, const NodeAddress& from, ShardId shard) 
   const auto inbox = inboxes_.find(shard);
   if (inbox != inboxes_.end() && inbox->second.awaits(from)) return true;
   return owner_without_self(shard, from) == from;
+}
+
+// An owner is always one of the hosts the view it came from named.
+const ActorRef& Region::region_of_host(const NodeAddress& host) const {
+  const auto it = std::lower_bound(hosts_.begin(), hosts_.end(), host);
+  WEFT_ASSERT(it != hosts_.end() && *it == host);
+  return host_regions_[static_cast<std::size_t>(it - hosts_.begin())];
 }
 
 // The owner of `shard` among the hosts this region last read (and `also`,
