@@ -143,8 +143,11 @@ const Entity* Region::entity(std::string_view key) const {
 
 std::optional<NodeAddress> Region::owner(std::string_view key) const { return owner_of_shard(shard_of_key(key)); }
 
-std::optional<NodeAddress> Region::owner_of_shard(ShardId shard) const {
-  if (owners_.empty() || shard >= owners_.size()) return std::nullopt;
+// A reference: the simulator's checks read every key's owner on every node
+// after every input.
+const std::optional<NodeAddress>& Region::owner_of_shard(ShardId shard) const {
+  static const std::optional<NodeAddress> none;
+  if (owners_.empty() || shard >= owners_.size()) return none;
   return owners_[shard];
 }
 

@@ -135,7 +135,10 @@ class Region final : public Behavior, public ExportsMetrics {
   // The owner of `key`'s shard in the view this region last read; none
   // before it read one or with no member up.
   std::optional<NodeAddress> owner(std::string_view key) const;
-  std::optional<NodeAddress> owner_of_shard(ShardId shard) const;
+  const std::optional<NodeAddress>& owner_of_shard(ShardId shard) const;
+  // How many views this region has read: owners change only when it grows
+  // (for checks that cache them, as the simulator's workloads do).
+  std::uint64_t views_read() const { return views_read_; }
   // The members up in the view this region last read, in address order:
   // two regions with equal hosts name the same owner for every shard.
   const std::vector<NodeAddress>& hosts() const { return hosts_; }
@@ -215,6 +218,7 @@ class Region final : public Behavior, public ExportsMetrics {
   NodeAddress self_;
   std::uint64_t self_life_ = 0;
   bool read_a_view_ = false;
+  std::uint64_t views_read_ = 0;
   std::vector<std::optional<NodeAddress>> owners_;  // per shard, from the last view read
   std::vector<NodeAddress> hosts_;
   std::vector<ActorRef> host_regions_;  // hosts_' regions, made once per view rather than per message

@@ -17,6 +17,7 @@ bool Region::is_live(Context& context, const NodeAddress& node) const {
 
 void Region::read_view(Context& context) {
   read_a_view_ = true;
+  ++views_read_;
   self_ = context.self().node;
   start_leases(context);
   const Placement placement(context.members());

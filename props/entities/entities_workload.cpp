@@ -76,6 +76,7 @@ void EntitiesWorkload::on_start(std::size_t node, Kernel& kernel, Instant now) {
   state.started = now;
   const std::string kind = std::string(majority() ? kMajorityKind : kKind);  // before begin() too
   state.region = dynamic_cast<const shard::Region*>(kernel.behavior(shard::region_name(kind)));
+  state.owners_from_view = 0;
   if (state.region == nullptr) {
     reported_.push_back("SHARD1: " + n(node) + " started without a region of kind " + kind +
                         " (run this workload with the entities application's actors)");
@@ -228,9 +229,9 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
   // A view that places a key on a member no process runs (an invented
   // member taken up: hostile seeds) sends its state there: gone, as on a
   // crash.
+  read_owners(state);
   for (std::uint64_t key = 0; key < keys_.size(); ++key) {
-    const std::optional<NodeAddress> owner = state.region->owner_of_shard(key_shards_[key]);
-    if (owner && sim_->node_of(*owner) == 0) {
+    if (state.owner_node[key] == kInvented) {
       ++phantom_epochs_;
       end_epoch(key);
     }
@@ -238,18 +239,37 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
   for (const std::uint64_t key : before) {
     if (state.hosted.contains(key)) continue;
     last_host_[key] = node;
-    const std::optional<NodeAddress> owner = state.region->owner_of_shard(key_shards_[key]);
-    if (owner) in_flight_[key] = sim_->node_of(*owner);
+    const std::size_t owner = state.owner_node[key];
+    if (owner != 0) in_flight_[key] = owner == kInvented ? 0 : owner;
   }
   settle_in_flight();
-  for (std::uint64_t key = 0; key < keys_.size(); ++key) check_key(key);
-  if (majority()) check_leases();
+  key_hosts_.assign(keys_.size(), {});
+  for (std::size_t other = 1; other <= nodes_.size(); ++other) {
+    Node& theirs = nodes_[other - 1];
+    if (theirs.region == nullptr) continue;
+    read_owners(theirs);  // measure() reads every node's
+    for (const std::uint64_t key : theirs.hosted) key_hosts_[key].push_back(other);
+  }
+  for (std::uint64_t key = 0; key < keys_.size(); ++key) check_key(key, key_hosts_[key]);
+  if (majority()) check_leases(node);
 }
 
-// SHARD2: a lease is gained only on an input (a vote), and runs out with
-// its node's clock, so checking every node after every input sees every
-// instant two could overlap.
-void EntitiesWorkload::check_leases() {
+void EntitiesWorkload::read_owners(Node& state) {
+  if (state.owners_from_view != 0 && state.owners_from_view == state.region->views_read()) return;
+  state.owners_from_view = state.region->views_read();
+  state.owner_node.assign(keys_.size(), 0);
+  for (std::uint64_t key = 0; key < keys_.size(); ++key) {
+    const std::optional<NodeAddress>& owner = state.region->owner_of_shard(key_shards_[key]);
+    if (!owner) continue;
+    const std::size_t at = sim_->node_of(*owner);
+    state.owner_node[key] = at == 0 ? kInvented : at;
+  }
+}
+
+// SHARD2: a lease is gained only on an input (a vote) to its holder, and
+// runs out with its node's clock, so checking the node after each of its
+// inputs against every other node sees every instant two could overlap.
+void EntitiesWorkload::check_leases(std::size_t node) {
   const shard::Region* any = nullptr;
   for (const Node& state : nodes_) any = any != nullptr ? any : state.region;
   if (any == nullptr) return;
@@ -259,24 +279,29 @@ void EntitiesWorkload::check_leases() {
     const Duration ready = shard::lease_times(options.lease, options.max_drift_ppm).quiet + options_.ask_timeout +
                            Duration::seconds(2);
     std::size_t ready_voters = 0;
-    for (std::size_t node = 1; node <= nodes_.size(); ++node) {
-      const Node& state = nodes_[node - 1];
-      if (state.region != nullptr && sim_->local_now(node) - state.started >= ready) ++ready_voters;
+    for (std::size_t voter = 1; voter <= nodes_.size(); ++voter) {
+      const Node& state = nodes_[voter - 1];
+      if (state.region != nullptr && sim_->local_now(voter) - state.started >= ready) ++ready_voters;
     }
     majority_could_serve_ = ready_voters > nodes_.size() / 2;
   }
-  for (shard::ShardId shard = 0; shard < any->kind().shards; ++shard) {
-    std::size_t holder = 0;
-    for (std::size_t node = 1; node <= nodes_.size(); ++node) {
-      const shard::Region* region = nodes_[node - 1].region;
-      if (region == nullptr || !region->holds_lease(shard, sim_->local_now(node))) continue;
-      if (holder != 0) {
-        reported_.push_back("SHARD2: shard " + std::to_string(shard) + " of " + kind_ + " is leased to " + n(holder) +
-                            " and " + n(node) + " at once");
-      }
-      holder = node;
+  // A lease is gained only on an input to its holder, and held while
+  // until > now: on any other node it only runs out as time passes. So two
+  // holders at once first happen right after an input to one of them:
+  // check that node's leases against every other node's, each on its own
+  // clock.
+  const shard::Region* region = nodes_[node - 1].region;
+  if (region == nullptr) return;
+  const Instant local = sim_->local_now(node);
+  for (shard::ShardId shard = 0; shard < region->kind().shards; ++shard) {
+    if (!region->holds_lease(shard, local)) continue;
+    ++lease_checks_;
+    for (std::size_t other = 1; other <= nodes_.size(); ++other) {
+      const shard::Region* theirs = nodes_[other - 1].region;
+      if (other == node || theirs == nullptr || !theirs->holds_lease(shard, sim_->local_now(other))) continue;
+      reported_.push_back("SHARD2: shard " + std::to_string(shard) + " of " + kind_ + " is leased to " +
+                          n(std::min(node, other)) + " and " + n(std::max(node, other)) + " at once");
     }
-    if (holder != 0) ++lease_checks_;
   }
 }
 
@@ -325,11 +350,7 @@ void EntitiesWorkload::judge_order(std::size_t node, std::uint64_t key, const st
   }
 }
 
-void EntitiesWorkload::check_key(std::uint64_t key) {
-  std::vector<std::size_t> hosts;
-  for (std::size_t node = 1; node <= nodes_.size(); ++node) {
-    if (nodes_[node - 1].region != nullptr && nodes_[node - 1].hosted.contains(key)) hosts.push_back(node);
-  }
+void EntitiesWorkload::check_key(std::uint64_t key, const std::vector<std::size_t>& hosts) {
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     for (std::size_t j = i + 1; j < hosts.size(); ++j) {
       const std::vector<NodeAddress>& view = nodes_[hosts[i] - 1].region->hosts();
@@ -371,19 +392,20 @@ void EntitiesWorkload::measure(std::uint64_t key, std::size_t live_hosts) {
     }
   };
   interval(two_hosts_since_, live_hosts >= 2, two_host_windows_);
-  std::optional<NodeAddress> owner;
+  // Every live region names one owner (an invented member never settles a
+  // key: no process serves it).
+  std::size_t owner = 0;
   bool settled = true;
-  for (std::size_t node = 1; node <= nodes_.size() && settled; ++node) {
-    const shard::Region* region = nodes_[node - 1].region;
-    if (region == nullptr) continue;
-    const std::optional<NodeAddress> named = region->owner_of_shard(key_shards_[key]);
-    settled = named.has_value() && (!owner || *owner == *named);
+  for (const Node& state : nodes_) {
+    if (state.region == nullptr) continue;
+    const std::size_t named = state.owner_node[key];
+    settled = named != 0 && (owner == 0 || owner == named);
     owner = named;
+    if (!settled) break;
   }
-  if (settled && owner) {
-    const std::size_t o = sim_->node_of(*owner);
-    settled = o != 0 && nodes_[o - 1].region != nullptr &&
-              nodes_[o - 1].region->serves_shard(key_shards_[key], sim_->local_now(o));
+  if (settled && owner != 0) {
+    settled = owner != kInvented && nodes_[owner - 1].region != nullptr &&
+              nodes_[owner - 1].region->serves_shard(key_shards_[key], sim_->local_now(owner));
   }
   // The cluster's own boot is not a rebalance: only intervals after a key
   // first settled count.
@@ -470,7 +492,7 @@ std::string EntitiesWorkload::summary() const {
       sum.votes_given += c.votes_given;
       sum.votes_refused += c.votes_refused;
     }
-    line += "; leases held at " + std::to_string(lease_checks_) + " (check, shard) pairs; live nodes: " +
+    line += "; leases checked at " + std::to_string(lease_checks_) + " (input, shard) pairs; live nodes: " +
             std::to_string(sum.lapsed) + " entities stopped on a lapse, votes asked " +
             std::to_string(sum.votes_asked) + ", given " + std::to_string(sum.votes_given) + ", refused " +
             std::to_string(sum.votes_refused);

@@ -116,7 +116,13 @@ class EntitiesWorkload final : public sim::Workload {
     std::uint32_t sender_lives = 0;         // kernel lives it sent from: a client is one
     std::optional<Instant> lagging_since;   // its region has not read its kernel's view since
     bool lag_reported = false;
+    // Per key, the node its region's last view names the owner (0: none,
+    // kInvented: a member no process runs), read again only when the
+    // region reads a new view: the checks after every input compare these.
+    std::vector<std::size_t> owner_node;
+    std::uint64_t owners_from_view = 0;  // the region's views_read() they were read at; 0: never
   };
+  static constexpr std::size_t kInvented = static_cast<std::size_t>(-1);
   struct Key {
     std::uint64_t epoch = 0;
     std::uint64_t attempted = 0;  // Adds asked, all epochs
@@ -128,8 +134,9 @@ class EntitiesWorkload final : public sim::Workload {
   void schedule_next();
   void end_epoch(std::uint64_t key);
   void settle_crashes();
-  void check_key(std::uint64_t key);
-  void check_leases();
+  void read_owners(Node& state);
+  void check_key(std::uint64_t key, const std::vector<std::size_t>& hosts);
+  void check_leases(std::size_t node);
   void note_faults(const sim::Scenario& scenario);
   void judge_rebalance(std::uint64_t key, Instant since);
   void judge_region_view(std::size_t node, const Kernel& kernel);
@@ -152,8 +159,9 @@ class EntitiesWorkload final : public sim::Workload {
   std::uint64_t split_epochs_ = 0, crash_epochs_ = 0, phantom_epochs_ = 0;
   std::vector<std::string> key_names_;  // the keys as entity keys
   std::vector<shard::ShardId> key_shards_;  // their shards, computed once (a hash per key per input was most of a run)
+  std::vector<std::vector<std::size_t>> key_hosts_;  // per key, the nodes hosting it: rebuilt after every input
   std::string kind_;                     // the counter kind it drives
-  std::uint64_t lease_checks_ = 0;       // SHARD2: (instant, shard) pairs with a lease held somewhere
+  std::uint64_t lease_checks_ = 0;       // SHARD2: (input, shard) pairs where the input's node held the lease
   // The majority mode can answer only while a majority of the voters (here
   // every node) run and are past a started voter's quiet: whether that
   // lasted long enough to ask, once in the run.
