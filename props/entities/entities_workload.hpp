@@ -134,7 +134,7 @@ class EntitiesWorkload final : public sim::Workload {
   void schedule_next();
   void end_epoch(std::uint64_t key);
   void settle_crashes();
-  void read_owners(Node& state);
+  bool read_owners(Node& state);  // false: its owners were read from this view already
   void check_key(std::uint64_t key, const std::vector<std::size_t>& hosts);
   void check_leases(std::size_t node);
   void note_faults(const sim::Scenario& scenario);
