@@ -68,6 +68,10 @@ struct PlantedDefect {
   std::string name;      // --defect NAME
   std::string property;  // e.g. "COUNTER" for failure lines "COUNTER: ..."
   std::string branch;    // words of that failure line
+  // A scenario file (tests/sim_scenarios/) that plays what catches it, when
+  // generated seeds seldom do: `mutations` lists it and sweeps it only by
+  // name, and a CTest runs the file.
+  std::string scenario_only = {};
 };
 
 // Traffic and properties for simulation (sim/workload.hpp).

@@ -67,6 +67,11 @@ struct RegionMutations {
   bool unordered = false;           // messages are handed on as they arrive, gaps or not
   bool vote_without_promise = false;  // majority mode: voters name whatever their view says
   bool ignore_joins = false;        // a view that only adds members up is not read
+  // A gained shard waits for its last owner's handoff even when that owner
+  // is down, and no wait ends but by a handoff (not by the owner going
+  // down, not at handoff_timeout): a crashed owner's shards are never
+  // served again, the stuck handoff Akka users report.
+  bool endless_wait = false;
 };
 
 // What a partition does to a kind's entities (docs/sharding.md, "Split

@@ -366,7 +366,7 @@ void Region::arm_passivation(Context& context, Instant earliest) {
 void Region::on_order_timer(Context& context) {
   const Instant now = context.now();
   for (auto& [shard, inbox] : inboxes_) {
-    if (inbox.awaiting() && inbox.awaiting_until() <= now) {
+    if (inbox.awaiting() && inbox.awaiting_until() <= now && !kind_.mutations.endless_wait) {
       ++counters_.handoff_timeouts;
       end_wait(context, inbox, {});
     }
@@ -404,7 +404,7 @@ void Region::arm_order_timer(Context& context) {
     // its lease skips none either, and its gaps are judged when the lease
     // comes (a deadline counted here would fire at once, again and again).
     if (inbox.awaiting()) {
-      earliest = std::min(earliest, inbox.awaiting_until());
+      if (!kind_.mutations.endless_wait) earliest = std::min(earliest, inbox.awaiting_until());
     } else if (may_serve(shard, now)) {
       earliest = std::min(earliest, inbox.next_gap_deadline(kind_.reorder_wait));
     }

@@ -154,7 +154,10 @@ void Region::await_gained(Context& context, const std::vector<std::optional<Node
     const auto await = [&](const NodeAddress& from) {
       if (!inbox.awaits(from)) inbox.await_handoff(from, until);
     };
-    if (before[shard] && *before[shard] != self_ && is_live(context, *before[shard])) await(*before[shard]);
+    if (before[shard] && *before[shard] != self_ &&
+        (is_live(context, *before[shard]) || kind_.mutations.endless_wait)) {
+      await(*before[shard]);
+    }
     for (const NodeAddress& member : live_newly_up) await(member);
   }
 }
@@ -162,6 +165,7 @@ void Region::await_gained(Context& context, const std::vector<std::optional<Node
 // A wait on a node that is no longer live ends at once: it will send
 // nothing (a crashed owner's entities start fresh here).
 void Region::end_waits_on_gone(Context& context) {
+  if (kind_.mutations.endless_wait) return;
   for (auto& [shard, inbox] : inboxes_) {
     const std::set<NodeAddress> awaited = inbox.awaited();
     for (const NodeAddress& member : awaited) {

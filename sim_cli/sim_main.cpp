@@ -8,8 +8,10 @@
 // sweep over the same seeds, which property caught it in how many seeds, and
 // a replay of the first seed it caught whose every failure line must name
 // that property; an unmutated sweep of the same seeds must pass. A mutation
-// whose attack no generated seed plays (MutationTarget::scenario_only) is
-// listed, not swept: its scenario file's CTest shows it caught.
+// whose attack no generated seed plays (MutationTarget::scenario_only), or
+// an application defect generated seeds seldom catch (PlantedDefect::
+// scenario_only), is listed, not swept: its scenario file's CTest shows it
+// caught.
 //
 // Exit codes: 0 pass, 10 safety failure, 20 liveness failure, 30 a required
 // coverage mark was not hit, 2 bad arguments; a kernel assertion aborts the
@@ -609,8 +611,13 @@ int mutations(const Options& o) {
                  std::string(unswept[0].scenario_only).c_str());
     return 2;
   }
+  std::vector<const weft::PlantedDefect*> unswept_defects;  // the same, for the application's
   for (const weft::PlantedDefect& d : o.app->defects) {
-    if (every || contains(o.defects, d.name)) targets.push_back({d.name, d.property, d.branch, true});
+    if (every && !d.scenario_only.empty()) {
+      unswept_defects.push_back(&d);
+    } else if (every || contains(o.defects, d.name)) {
+      targets.push_back({d.name, d.property, d.branch, true});
+    }
   }
   if (kernel_targets < o.mutations.size()) {
     std::fprintf(stderr, "%s mutations: --mutation names one of: %s\n", o.program.c_str(), mutation_list(" ").c_str());
@@ -643,6 +650,11 @@ int mutations(const Options& o) {
     std::printf("%-22s %-4s not swept: no generated seed plays its attack; tests/sim_scenarios/%s does "
                 "(CTest sim_catches_%s)\n", std::string(t.name).c_str(), std::string(t.property).c_str(),
                 std::string(t.scenario_only).c_str(), std::string(t.name).c_str());
+  }
+  for (const weft::PlantedDefect* d : unswept_defects) {
+    std::printf("%-22s %-4s not swept: generated seeds seldom play what catches it; tests/sim_scenarios/%s does "
+                "(%s run --defect %s --scenario tests/sim_scenarios/%s)\n", d->name.c_str(), d->property.c_str(),
+                d->scenario_only.c_str(), o.program.c_str(), d->name.c_str(), d->scenario_only.c_str());
   }
   for (const Target& t : targets) {
     Options m = plain;

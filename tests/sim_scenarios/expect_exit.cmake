@@ -4,7 +4,8 @@
 # without it. The output is judged on its verdict lines only, never on text
 # anywhere (a scenario echo or a final view can hold any words):
 #   FIRST_FAILURE  the run's first failure line (the first line under
-#                  "verdicts:" that names a property, "  F4: ...") must begin
+#                  "verdicts:" that names a property, "  F4: ...", an
+#                  application's "  REBALANCE: ...") must begin
 #                  with this text, so the test fails if another checker is the
 #                  one that caught the defect, or if nothing failed;
 #   VERDICT        a whole line of the output must be exactly this text
@@ -23,7 +24,7 @@ foreach(line IN LISTS lines)
     set(in_verdicts ON)
   elseif(in_verdicts AND line STREQUAL "")
     break()
-  elseif(in_verdicts AND line MATCHES "^  [A-Z][0-9]+: ")
+  elseif(in_verdicts AND line MATCHES "^  [A-Z][A-Z0-9]*: ")
     string(SUBSTRING "${line}" 2 -1 first_failure)
     break()
   endif()
