@@ -9,6 +9,7 @@ hosted on two live nodes at once).
 
   tools/measure_entities.py build/release/tools/weft-entities-sim --seeds 1..100 --nodes 5
   tools/measure_entities.py build/release/tools/weft-entities-sim --workload entities_majority
+  tools/measure_entities.py build/release/tools/weft-entities-sim --seeds 1..30 --nodes 100 --jobs 2
 
 `--workload entities_majority` measures the counter in the majority mode
 (its two-host windows must be 0); its events come at 12 s, not 5 s, since
@@ -18,6 +19,7 @@ Per event, over the runs with a settling interval: T_rebalance (a run's
 longest settling interval) as median and max, and the two-host windows.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import statistics
@@ -62,6 +64,7 @@ def main():
     p.add_argument("--seeds", default="1..100")
     p.add_argument("--nodes", type=int, default=5)
     p.add_argument("--workload", default="entities", choices=("entities", "entities_majority"))
+    p.add_argument("--jobs", type=int, default=1, help="runs at once (one process each)")
     a = p.parse_args()
     first, last = (int(x) for x in a.seeds.split(".."))
     at = 12 if a.workload == "entities_majority" else 5
@@ -70,8 +73,10 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     for event in ("crash", "join", "partition"):
         rebalance, windows, failed = [], [], 0
-        for seed in range(first, last + 1):
-            code, (dups, _, dup_max, settles, _, settle_max) = run(a.sim, scenario(seed, a.nodes, event, at), a.workload)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+            outcomes = list(pool.map(lambda seed: run(a.sim, scenario(seed, a.nodes, event, at), a.workload),
+                                     range(first, last + 1)))
+        for code, (dups, _, dup_max, settles, _, settle_max) in outcomes:
             failed += code != 0
             if settles:
                 rebalance.append(settle_max)
