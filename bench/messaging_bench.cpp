@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/alloc_counter.hpp"
+#include "bench/local_tells.hpp"
 #include "kernel/actors/ask_table.hpp"
 #include "kernel/actors/mailbox.hpp"
 #include "kernel/drain.hpp"
@@ -23,24 +24,8 @@ using weft::ActorRef;
 using weft::Duration;
 using weft::Instant;
 
-class Counter final : public weft::Behavior {
- public:
-  explicit Counter(std::uint64_t* count) : count_(count) {}
-  void receive(weft::Context&, const weft::Delivery& m) override { *count_ += m.body.size(); }
-
- private:
-  std::uint64_t* count_;
-};
-
-weft::Config bench_config() {
-  weft::Config config;
-  config.self = weft::NodeAddress{"10.0.0.1", 7000};
-  config.cluster_name = "bench";
-  config.mailbox_capacity = 1 << 16;
-  config.dispatch_budget = 1 << 16;
-  config.dispatch_batch = 1 << 16;
-  return config;
-}
+using weft::bench::local_config;
+using weft::bench::SizeCounter;
 
 const std::vector<std::uint8_t>& body64() {
   static const std::vector<std::uint8_t> body(64, 0x5a);
@@ -49,21 +34,7 @@ const std::vector<std::uint8_t>& body64() {
 
 // Local tell: enqueue into the target's mailbox, then dispatch to its
 // behaviour. Batches of 1024 tells, then one dispatch step.
-void local_tell_and_dispatch(benchmark::State& state) {
-  weft::Kernel kernel(bench_config(), 1);
-  Instant now = Instant::from_ns(1'000'000'000);
-  std::uint64_t received = 0;
-  const ActorRef target = kernel.spawn(now, "counter", std::make_unique<Counter>(&received));
-  constexpr int kBatch = 1024;
-  weft::bench::AllocationScope allocations(state);
-  for (auto _ : state) {
-    for (int i = 0; i < kBatch; ++i) kernel.tell(now, target, 1, body64());
-    kernel.handle_tick(now);
-  }
-  allocations.report(kBatch);
-  if (received != static_cast<std::uint64_t>(state.iterations()) * kBatch * 64) state.SkipWithError("lost messages");
-  state.SetItemsProcessed(state.iterations() * kBatch);
-}
+void local_tell_and_dispatch(benchmark::State& state) { weft::bench::local_tells(state, 1, body64()); }
 BENCHMARK(local_tell_and_dispatch);
 
 // The baseline for local_tell_and_dispatch: the same 1024 messages pushed
@@ -115,10 +86,10 @@ std::vector<std::uint8_t> tell_stream(int count) {
 // One inbound 64 B user frame through the kernel: a handshaken inbound link
 // gets 1024 frames in one read, then one dispatch step delivers them.
 void inbound_frame_through_kernel(benchmark::State& state) {
-  weft::Kernel kernel(bench_config(), 1);
+  weft::Kernel kernel(local_config(), 1);
   Instant now = Instant::from_ns(1'000'000'000);
   std::uint64_t received = 0;
-  kernel.spawn(now, "counter", std::make_unique<Counter>(&received));
+  kernel.spawn(now, "counter", std::make_unique<SizeCounter>(&received));
   const weft::LinkId link = kernel.handle_link_accepted(now);
   weft::wire::Hello hello;
   hello.cluster_name = "bench";

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench/alloc_counter.hpp"
+#include "bench/local_tells.hpp"
 #include "kernel/drain.hpp"
 #include "kernel/kernel.hpp"
 #include "shard/entity_ref.hpp"
@@ -32,33 +33,16 @@ namespace {
 using weft::Duration;
 using weft::Instant;
 
-constexpr int kBatch = 1024;
-
-weft::Config bench_config() {
-  weft::Config config;
-  config.self = weft::NodeAddress{"10.0.0.1", 7000};
-  config.cluster_name = "bench";
-  config.mailbox_capacity = 1 << 16;
-  config.dispatch_budget = 1 << 16;
-  config.dispatch_batch = 1 << 16;
-  return config;
-}
+using weft::bench::kTellBatch;
+using weft::bench::local_config;
+using weft::bench::SizeCounter;
 
 const std::vector<std::uint8_t>& body64() {
   static const std::vector<std::uint8_t> body(64, 0x5a);
   return body;
 }
 
-// The same work on both paths: add the body's length to a total.
-class Counter final : public weft::Behavior {
- public:
-  explicit Counter(std::uint64_t* count) : count_(count) {}
-  void receive(weft::Context&, const weft::Delivery& m) override { *count_ += m.body.size(); }
-
- private:
-  std::uint64_t* count_;
-};
-
+// The same work as SizeCounter's (the direct path's receiver).
 class CountingEntity final : public weft::shard::Entity {
  public:
   explicit CountingEntity(std::uint64_t* count) : count_(count) {}
@@ -76,7 +60,7 @@ std::string order_key(int i) {
 }
 
 struct OneNode {
-  explicit OneNode(Duration passivate_after) : kernel(bench_config(), 1) {
+  explicit OneNode(Duration passivate_after) : kernel(local_config(), 1) {
     weft::shard::EntityKind kind;
     kind.name = "order";
     kind.passivate_after = passivate_after;
@@ -87,8 +71,8 @@ struct OneNode {
     kernel.handle_tick(now);
   }
   void tell_keys(int first, int count) {
-    for (int i = first; i < first + count; i += kBatch) {
-      for (int k = i; k < i + kBatch && k < first + count; ++k) {
+    for (int i = first; i < first + count; i += kTellBatch) {
+      for (int k = i; k < i + kTellBatch && k < first + count; ++k) {
         (void)weft::shard::tell(kernel, now, {"order", order_key(k)}, 1, body64());
       }
       kernel.handle_tick(now);
@@ -115,7 +99,7 @@ class TwoNodes {
  public:
   TwoNodes() {
     for (int i = 0; i < 2; ++i) {
-      weft::Config config = bench_config();
+      weft::Config config = local_config();
       config.self = weft::NodeAddress{"10.0.0." + std::to_string(i + 1), 7000};
       config.seeds = {weft::NodeAddress{"10.0.0.1", 7000}};
       kernels_[i] = std::make_unique<weft::Kernel>(config, 1 + i);
@@ -127,7 +111,7 @@ class TwoNodes {
       regions_[i] = region.get();
       kernels_[i]->spawn(now, weft::shard::region_name("order"), std::move(region));
     }
-    counter = kernels_[1]->spawn(now, "counter", std::make_unique<Counter>(&received));
+    counter = kernels_[1]->spawn(now, "counter", std::make_unique<SizeCounter>(&received));
     // Both up in both views (a few gossip rounds), within 30 simulated s.
     for (int step = 0; step < 3000 && !(both_up(0) && both_up(1)); ++step) {
       now += Duration::milliseconds(10);
@@ -195,20 +179,7 @@ class TwoNodes {
 };
 
 // Baseline: 1024 direct tells of 64 B to an actor ref, then one dispatch step.
-void direct_tell(benchmark::State& state) {
-  weft::Kernel kernel(bench_config(), 1);
-  const Instant now = Instant::from_ns(1'000'000'000);
-  std::uint64_t received = 0;
-  const weft::ActorRef target = kernel.spawn(now, "counter", std::make_unique<Counter>(&received));
-  weft::bench::AllocationScope allocations(state);
-  for (auto _ : state) {
-    for (int i = 0; i < kBatch; ++i) kernel.tell(now, target, 1, body64());
-    kernel.handle_tick(now);
-  }
-  allocations.report(kBatch);
-  if (received != static_cast<std::uint64_t>(state.iterations()) * kBatch * 64) state.SkipWithError("lost messages");
-  state.SetItemsProcessed(state.iterations() * kBatch);
-}
+void direct_tell(benchmark::State& state) { weft::bench::local_tells(state, 1, body64()); }
 BENCHMARK(direct_tell);
 
 // The same tells to 1024 active entities by (kind, key) through the region:
@@ -216,20 +187,20 @@ BENCHMARK(direct_tell);
 void entity_tell(benchmark::State& state) {
   OneNode node(Duration::seconds(3600));
   std::vector<weft::shard::EntityRef> refs;
-  for (int k = 0; k < kBatch; ++k) refs.push_back({"order", order_key(k)});
-  node.tell_keys(0, kBatch);  // every entity active before timing
+  for (int k = 0; k < kTellBatch; ++k) refs.push_back({"order", order_key(k)});
+  node.tell_keys(0, kTellBatch);  // every entity active before timing
   node.received = 0;
   weft::bench::AllocationScope allocations(state);
   for (auto _ : state) {
     for (const auto& ref : refs) (void)weft::shard::tell(node.kernel, node.now, ref, 1, body64());
     node.kernel.handle_tick(node.now);
   }
-  allocations.report(kBatch);
-  if (node.received != static_cast<std::uint64_t>(state.iterations()) * kBatch * 64 ||
-      node.region->counters().activated != static_cast<std::uint64_t>(kBatch)) {
+  allocations.report(kTellBatch);
+  if (node.received != static_cast<std::uint64_t>(state.iterations()) * kTellBatch * 64 ||
+      node.region->counters().activated != static_cast<std::uint64_t>(kTellBatch)) {
     state.SkipWithError("lost messages, or entities restarted");
   }
-  state.SetItemsProcessed(state.iterations() * kBatch);
+  state.SetItemsProcessed(state.iterations() * kTellBatch);
 }
 BENCHMARK(entity_tell);
 

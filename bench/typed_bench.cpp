@@ -18,6 +18,7 @@
 
 #include "kernel/actors/detached_context.hpp"
 #include "bench/alloc_counter.hpp"
+#include "bench/local_tells.hpp"
 #include "kernel/kernel.hpp"
 #include "typed/typed.hpp"
 
@@ -49,25 +50,6 @@ const std::vector<std::uint8_t>& encoded() {
   return body;
 }
 
-weft::Config bench_config() {
-  weft::Config config;
-  config.self = weft::NodeAddress{"10.0.0.1", 7000};
-  config.cluster_name = "bench";
-  config.mailbox_capacity = 1 << 16;
-  config.dispatch_budget = 1 << 16;
-  config.dispatch_batch = 1 << 16;
-  return config;
-}
-
-class RawCounter final : public weft::Behavior {
- public:
-  explicit RawCounter(std::uint64_t* count) : count_(count) {}
-  void receive(weft::Context&, const weft::Delivery& m) override { *count_ += m.body.size(); }
-
- private:
-  std::uint64_t* count_;
-};
-
 class TypedCounter final : public weft::typed::TypedBehavior<Proto> {
  public:
   explicit TypedCounter(std::int64_t* sum) {
@@ -75,27 +57,11 @@ class TypedCounter final : public weft::typed::TypedBehavior<Proto> {
   }
 };
 
-void raw_local_tell(benchmark::State& state) {
-  weft::Kernel kernel(bench_config(), 1);
-  const Instant now = Instant::from_ns(1'000'000'000);
-  std::uint64_t received = 0;
-  const ActorRef target = kernel.spawn(now, "counter", std::make_unique<RawCounter>(&received));
-  const std::vector<std::uint8_t>& body = encoded();
-  weft::bench::AllocationScope allocations(state);
-  for (auto _ : state) {
-    for (int i = 0; i < kBatch; ++i) kernel.tell(now, target, Proto::tag<Increment>, body);
-    kernel.handle_tick(now);
-  }
-  allocations.report(kBatch);
-  if (received != static_cast<std::uint64_t>(state.iterations()) * kBatch * body.size()) {
-    state.SkipWithError("lost messages");
-  }
-  state.SetItemsProcessed(state.iterations() * kBatch);
-}
+void raw_local_tell(benchmark::State& state) { weft::bench::local_tells(state, Proto::tag<Increment>, encoded()); }
 BENCHMARK(raw_local_tell);
 
 void typed_local_tell(benchmark::State& state) {
-  weft::Kernel kernel(bench_config(), 1);
+  weft::Kernel kernel(weft::bench::local_config(), 1);
   const Instant now = Instant::from_ns(1'000'000'000);
   std::int64_t sum = 0;
   auto behavior = std::make_unique<TypedCounter>(&sum);
