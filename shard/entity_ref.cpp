@@ -29,11 +29,6 @@ auto with_envelope(const EntityRef& entity, std::uint32_t tag, std::span<const s
 
 }  // namespace
 
-std::vector<std::uint8_t> entity_body(const EntityRef& entity, std::uint32_t tag, std::span<const std::uint8_t> body) {
-  if (!valid_key(entity.key)) return {};
-  return encode(EntityMessage{0, tag, entity.key, body});
-}
-
 SendResult tell(Context& context, const EntityRef& entity, std::uint32_t tag, std::span<const std::uint8_t> body) {
   return with_envelope(entity, tag, body, [&](std::span<const std::uint8_t> envelope) {
     return context.tell(region_of(context.self().node, entity.kind), kEntityTag, envelope);

@@ -29,7 +29,4 @@ SendResult tell(Kernel& kernel, Instant now, const EntityRef& entity, std::uint3
 AskId ask(Kernel& kernel, Instant now, const EntityRef& entity, std::uint32_t tag, std::span<const std::uint8_t> body,
           Duration timeout);
 
-// The body a region receives for `entity` (empty, so refused, for a bad key).
-std::vector<std::uint8_t> entity_body(const EntityRef& entity, std::uint32_t tag, std::span<const std::uint8_t> body);
-
 }  // namespace weft::shard
