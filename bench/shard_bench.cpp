@@ -124,7 +124,7 @@ class TwoNodes {
   // The first `count` keys whose owner is the second node.
   std::vector<weft::shard::EntityRef> remote_keys(int count) const {
     std::vector<weft::shard::EntityRef> refs;
-    for (int k = 0; static_cast<int>(refs.size()) < count; ++k) {
+    for (int k = 0; static_cast<int>(refs.size()) < count && k < 1'000'000; ++k) {
       if (regions_[0]->owner(order_key(k)) == kernels_[1]->self().address) refs.push_back({"order", order_key(k)});
     }
     return refs;
@@ -209,7 +209,10 @@ BENCHMARK(entity_tell);
 void direct_tell_remote(benchmark::State& state) {
   const auto batch = static_cast<int>(state.range(0));
   TwoNodes nodes;
-  if (!nodes.joined()) state.SkipWithError("the two nodes did not join");
+  if (!nodes.joined()) {
+    state.SkipWithError("the two nodes did not join");
+    return;
+  }
   nodes.received = 0;
   weft::bench::AllocationScope allocations(state);
   for (auto _ : state) {
@@ -231,7 +234,10 @@ BENCHMARK(direct_tell_remote)->Arg(64)->Arg(1024);
 void entity_tell_remote(benchmark::State& state) {
   const auto batch = static_cast<int>(state.range(0));
   TwoNodes nodes;
-  if (!nodes.joined()) state.SkipWithError("the two nodes did not join");
+  if (!nodes.joined()) {
+    state.SkipWithError("the two nodes did not join");
+    return;
+  }
   const std::vector<weft::shard::EntityRef> refs = nodes.remote_keys(batch);
   for (const auto& ref : refs) (void)weft::shard::tell(nodes.sender(), nodes.now, ref, 1, body64());
   nodes.tick();  // every entity active before timing
