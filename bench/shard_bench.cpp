@@ -204,19 +204,14 @@ void entity_tell(benchmark::State& state) {
 }
 BENCHMARK(entity_tell);
 
-// Baseline over a link: 1024 direct tells from the first node to an actor on
-// the second, then the bytes carried and dispatched.
-void direct_tell_remote(benchmark::State& state) {
-  const auto batch = static_cast<int>(state.range(0));
-  TwoNodes nodes;
-  if (!nodes.joined()) {
-    state.SkipWithError("the two nodes did not join");
-    return;
-  }
+// Per iteration: `send(batch)` from the first node, then every byte carried
+// and dispatched; a message lost fails the run.
+template <class Send>
+void remote_batches(benchmark::State& state, TwoNodes& nodes, int batch, Send&& send) {
   nodes.received = 0;
   weft::bench::AllocationScope allocations(state);
   for (auto _ : state) {
-    for (int i = 0; i < batch; ++i) nodes.sender().tell(nodes.now, nodes.counter, 1, body64());
+    send();
     nodes.tick();
     nodes.now += Duration::microseconds(10);
   }
@@ -226,9 +221,23 @@ void direct_tell_remote(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * batch);
 }
+
+// Baseline over a link: B direct tells from the first node to an actor on
+// the second, then the bytes carried and dispatched.
+void direct_tell_remote(benchmark::State& state) {
+  const auto batch = static_cast<int>(state.range(0));
+  TwoNodes nodes;
+  if (!nodes.joined()) {
+    state.SkipWithError("the two nodes did not join");
+    return;
+  }
+  remote_batches(state, nodes, batch, [&] {
+    for (int i = 0; i < batch; ++i) nodes.sender().tell(nodes.now, nodes.counter, 1, body64());
+  });
+}
 BENCHMARK(direct_tell_remote)->Arg(64)->Arg(1024);
 
-// The same from the first node to 1024 active entities the second owns:
+// The same from the first node to B active entities the second owns:
 // entity_tell_remote's ratio against direct_tell_remote is the cost of
 // routing where an entity lives on another node (goal >= 0.8).
 void entity_tell_remote(benchmark::State& state) {
@@ -241,19 +250,12 @@ void entity_tell_remote(benchmark::State& state) {
   const std::vector<weft::shard::EntityRef> refs = nodes.remote_keys(batch);
   for (const auto& ref : refs) (void)weft::shard::tell(nodes.sender(), nodes.now, ref, 1, body64());
   nodes.tick();  // every entity active before timing
-  nodes.received = 0;
-  weft::bench::AllocationScope allocations(state);
-  for (auto _ : state) {
+  remote_batches(state, nodes, batch, [&] {
     for (const auto& ref : refs) (void)weft::shard::tell(nodes.sender(), nodes.now, ref, 1, body64());
-    nodes.tick();
-    nodes.now += Duration::microseconds(10);
+  });
+  if (nodes.owner_region().counters().activated != static_cast<std::uint64_t>(batch)) {
+    state.SkipWithError("entities restarted, or not all on the second node");
   }
-  allocations.report(batch);
-  if (nodes.received != static_cast<std::uint64_t>(state.iterations()) * static_cast<std::uint64_t>(batch) * 64 ||
-      nodes.owner_region().counters().activated != static_cast<std::uint64_t>(batch)) {
-    state.SkipWithError("lost messages, or entities restarted");
-  }
-  state.SetItemsProcessed(state.iterations() * batch);
 }
 BENCHMARK(entity_tell_remote)->Arg(64)->Arg(1024);
 
