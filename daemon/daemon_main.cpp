@@ -17,7 +17,9 @@
 // production node serves (weftd-bench).
 // SIGTERM/SIGINT: leave (leaving, exiting, removed), then exit once removed
 // or after --leave-timeout; a second signal exits at once. SIGHUP: read the
-// key file and the TLS files again (rotation without a restart).
+// key file and the TLS files again (rotation without a restart). All three
+// are read on the io thread (daemon/process_signals.hpp): none ever kills
+// the process, in its start or its teardown either.
 #include <CLI/CLI.hpp>
 #include <httplib.h>
 #include <spdlog/spdlog.h>
@@ -44,6 +46,7 @@
 #include "daemon/admin_text.hpp"
 #include "daemon/daemon_config.hpp"
 #include "daemon/daemon_main.hpp"
+#include "daemon/process_signals.hpp"
 #include "kernel/wire/refs.hpp"
 
 namespace {
@@ -75,16 +78,10 @@ void reload(Daemon& d);
 
 struct Daemon {
   asio::io_context io{1};
-  // SIGHUP: reload (armed before the node says it listens: a SIGHUP sent on
-  // that line must reload, not end the process, SIGHUP's default action).
-  std::optional<asio::signal_set> hangups;
-  void watch_hangups() {
-    hangups->async_wait([this](const std::error_code& e, int) {
-      if (e) return;
-      reload(*this);
-      watch_hangups();
-    });
-  }
+  // SIGHUP (reload), SIGINT and SIGTERM (leave), read on the io thread;
+  // blocked in every thread from before the node starts, so one sent while
+  // it starts waits for serve() and one sent while it exits changes nothing.
+  weft::daemon::ProcessSignals signals{io};
   // The application's metrics: before `node`, so the actors holding
   // references into it are gone before it is.
   weft::Metrics metrics;
@@ -542,8 +539,10 @@ std::optional<int> start_node(Daemon& d, const Application& application, const s
   options.on_warning = [](const std::string& w) { spdlog::warn("{}", w); };
   options.tls = {config.tls_cert, config.tls_key, config.tls_ca, config.tls_check_names};
   d.node = std::make_unique<weft::io::Node>(d.io, options);
-  d.hangups.emplace(d.io, SIGHUP);  // before the node says it is listening
-  d.watch_hangups();
+  if (std::string why; !d.signals.open(why)) {
+    std::fprintf(stderr, "%s: cannot watch signals: %s\n", program.c_str(), why.c_str());
+    return 1;
+  }
 
   const ActorStart start{.metrics = d.metrics, .planted = {}, .seeds = d.node->kernel().config().seeds};
   for (const ActorKind& kind : application.actors) {
@@ -587,30 +586,28 @@ int serve(Daemon& d, const std::string& program, double leave_timeout_s) {
   };
   publish();
 
-  asio::signal_set signals(d.io, SIGINT, SIGTERM);
   asio::steady_timer leave_deadline(d.io);
-  std::function<void()> on_signal = [&] {
-    signals.async_wait([&](const std::error_code& e, int signal) {
-      if (e) return;
-      if (d.leaving) {
-        spdlog::warn("second signal ({}): exiting now", signal);
-        d.io.stop();
-        return;
-      }
-      spdlog::info("signal {}: leaving the cluster", signal);
-      d.leaving = true;
-      d.node->kernel().leave(d.node->now());
-      d.node->drain();
-      leave_deadline.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(leave_timeout_s * 1000)));
-      leave_deadline.async_wait([&](const std::error_code& te) {
-        if (te) return;
-        spdlog::warn("not removed within {} s: exiting", leave_timeout_s);
-        d.io.stop();
-      });
-      on_signal();
+  d.signals.watch([&](int signal) {
+    if (signal == SIGHUP) {
+      reload(d);
+      return;
+    }
+    if (d.leaving) {
+      spdlog::warn("second signal ({}): exiting now", signal);
+      d.io.stop();
+      return;
+    }
+    spdlog::info("signal {}: leaving the cluster", signal);
+    d.leaving = true;
+    d.node->kernel().leave(d.node->now());
+    d.node->drain();
+    leave_deadline.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(leave_timeout_s * 1000)));
+    leave_deadline.async_wait([&](const std::error_code& te) {
+      if (te) return;
+      spdlog::warn("not removed within {} s: exiting", leave_timeout_s);
+      d.io.stop();
     });
-  };
-  on_signal();
+  });
 
   weft::daemon::AdminServer server(weft::daemon::AdminLimits{}, config.admin_token, config.admin_control);
   serve_admin(d, server);
@@ -643,6 +640,7 @@ int main(int argc, char** argv, const Application& application) {
   DaemonConfig config;
   double leave_timeout_s = 10;
   if (const std::optional<int> exit = read_config(argc, argv, program, application, config, leave_timeout_s)) return *exit;
+  ProcessSignals::block();  // before any thread starts: each inherits the mask
   Daemon d;
   d.config = config;
   if (const std::optional<int> exit = start_node(d, application, program)) return *exit;

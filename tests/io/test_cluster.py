@@ -1896,6 +1896,37 @@ def case_far_claims(c, ctl):
     assert not problems, "; ".join(problems)
 
 
+
+STORM_S = 5.0  # seconds of SIGTERMs at most, until the node has exited
+
+
+def case_stop_signal_storm(c, ctl):
+    """A supervisor that keeps signalling: n3 is sent SIGTERM as fast as
+    Python can send it until it has exited (at most STORM_S). The first
+    starts its leave, the second ends it at once ("second signal"), and the
+    rest land while weftd tears down; each must find the signal handled or
+    ignored, so weftd exits 0 (a sanitized one after its leak check), never
+    by the signal. Before the teardown ignored them (daemon_main.cpp,
+    ignore_stop_signals), a SIGTERM in the instant between asio letting go
+    of its handler and the exit killed it: CI saw io_tombstone_cap's n1 die
+    so, a second after its leave, under AddressSanitizer."""
+    converge(c, 3)
+    n3 = c.nodes[2]
+    n3.signal(signal.SIGTERM)
+    sent, t0 = 1, time.monotonic()
+    while n3.proc.poll() is None and time.monotonic() - t0 < STORM_S:
+        try:
+            os.kill(n3.proc.pid, signal.SIGTERM)
+            sent += 1
+        except ProcessLookupError:
+            break
+    c.wait("n3 exits", lambda: n3.proc.poll() is not None, 10)
+    code = n3.proc.returncode
+    print(f"signal storm: {sent} SIGTERMs over {time.monotonic() - t0:.2f} s; n3 exited "
+          f"{'with code ' + str(code) if code >= 0 else 'with signal ' + signal.Signals(-code).name}")
+    assert code == 0, f"n3 exited {code} under a storm of SIGTERMs, want 0"
+    assert "second signal" in n3.log(), "n3 never logged its second signal"
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 SIZES = {"tombstones": 4, "five_converge": 5, "entitiesd": 5, "partition": 5, "tls": 5, "tls_wrong_host": 5, "tls_dialer_foreign_ca": 4, "tls_dialer_plaintext": 4,
          "tls_expired": 5, "auth_replayed_proof": 2, "auth_wrong_proof": 2}
