@@ -78,7 +78,7 @@ void EntitiesWorkload::on_start(std::size_t node, Kernel& kernel, Instant now) {
   state.region = dynamic_cast<const shard::Region*>(kernel.behavior(shard::region_name(kind)));
   state.owners_from_view = 0;
   if (state.region == nullptr) {
-    reported_.push_back("SHARD1: " + n(node) + " started without a region of kind " + kind +
+    fail("SHARD1", n(node) + " started without a region of kind " + kind +
                         " (run this workload with the entities application's actors)");
   }
   std::erase_if(pending_, [&](const auto& entry) { return entry.first.first == node; });
@@ -140,13 +140,13 @@ void EntitiesWorkload::on_event(std::size_t node, const Event& event) {
   }
   const typed::Decoded<Value> value = Protocol::decode<Value>(done->type_tag, done->body);
   if (!value || value->key != ask.key) {
-    reported_.push_back("COUNTER: " + n(node) + " asked about key " + std::to_string(ask.key) +
+    fail("COUNTER", n(node) + " asked about key " + std::to_string(ask.key) +
                         " and got an answer that is not its Value (tag " + std::to_string(done->type_tag) + ")");
     return;
   }
   Key& k = keys_[ask.key];
   if (value->count > k.attempted) {
-    reported_.push_back("COUNTER: an answer to " + n(node) + " says key " + std::to_string(ask.key) + " is at " +
+    fail("COUNTER", "an answer to " + n(node) + " says key " + std::to_string(ask.key) + " is at " +
                         std::to_string(value->count) + " but only " + std::to_string(k.attempted) +
                         " Adds were asked (applied twice)");
   }
@@ -156,7 +156,7 @@ void EntitiesWorkload::on_event(std::size_t node, const Event& event) {
   } else {
     ++gets_answered_;
     if (ask.epoch == k.epoch && value->count < ask.acked_before) {
-      reported_.push_back("COUNTER: a read of key " + std::to_string(ask.key) + " by " + n(node) + " saw " +
+      fail("COUNTER", "a read of key " + std::to_string(ask.key) + " by " + n(node) + " saw " +
                           std::to_string(value->count) + " but " + std::to_string(ask.acked_before) +
                           " increments were acknowledged before it was asked");
     }
@@ -303,7 +303,7 @@ void EntitiesWorkload::check_leases(std::size_t node) {
     for (std::size_t other = 1; other <= nodes_.size(); ++other) {
       const shard::Region* theirs = nodes_[other - 1].region;
       if (other == node || theirs == nullptr || !theirs->holds_lease(shard, sim_->local_now(other))) continue;
-      reported_.push_back("SHARD2: shard " + std::to_string(shard) + " of " + kind_ + " is leased to " +
+      fail("SHARD2", "shard " + std::to_string(shard) + " of " + kind_ + " is leased to " +
                           n(std::min(node, other)) + " and " + n(std::max(node, other)) + " at once");
     }
   }
@@ -348,7 +348,7 @@ void EntitiesWorkload::judge_order(std::size_t node, std::uint64_t key, const st
       ++order_exempt_;
       continue;
     }
-    reported_.push_back("ORDER: key " + std::to_string(key) + " on " + n(node) + ": client " +
+    fail("ORDER", "key " + std::to_string(key) + " on " + n(node) + ": client " +
                         std::to_string(b.client) + "'s Add " + std::to_string(b.seq) + " arrived after " +
                         std::to_string(b.after) + " in one epoch");
   }
@@ -359,7 +359,7 @@ void EntitiesWorkload::check_key(std::uint64_t key, const std::vector<std::size_
     for (std::size_t j = i + 1; j < hosts.size(); ++j) {
       const std::vector<NodeAddress>& view = nodes_[hosts[i] - 1].region->hosts();
       if (!view.empty() && view == nodes_[hosts[j] - 1].region->hosts()) {
-        reported_.push_back("SHARD1: key " + std::to_string(key) + " is hosted on " + n(hosts[i]) + " and " +
+        fail("SHARD1", "key " + std::to_string(key) + " is hosted on " + n(hosts[i]) + " and " +
                             n(hosts[j]) + " whose views agree on the members up");
       }
     }
@@ -373,12 +373,12 @@ void EntitiesWorkload::check_key(std::uint64_t key, const std::vector<std::size_
   for (const std::size_t node : hosts) {
     const std::uint64_t count = count_on(node, key);
     if (count > k.attempted) {
-      reported_.push_back("COUNTER: key " + std::to_string(key) + " on " + n(node) + " holds " +
+      fail("COUNTER", "key " + std::to_string(key) + " on " + n(node) + " holds " +
                           std::to_string(count) + " but only " + std::to_string(k.attempted) +
                           " Adds were asked (applied twice)");
     }
     if (hosts.size() == 1 && count < k.acked) {
-      reported_.push_back("COUNTER: key " + std::to_string(key) + " on " + n(node) + " holds " +
+      fail("COUNTER", "key " + std::to_string(key) + " on " + n(node) + " holds " +
                           std::to_string(count) + " but " + std::to_string(k.acked) +
                           " increments were acknowledged in its epoch");
     }
@@ -439,7 +439,7 @@ void EntitiesWorkload::judge_region_view(std::size_t node, const Kernel& kernel)
   if (!state.lagging_since) state.lagging_since = sim_->now();
   if (sim_->now() - *state.lagging_since <= kViewLag || state.lag_reported) return;
   state.lag_reported = true;
-  reported_.push_back("REBALANCE: " + n(node) + "'s region has placed keys by another view than its node's for " +
+  fail("REBALANCE", n(node) + "'s region has placed keys by another view than its node's for " +
                       std::to_string((sim_->now() - *state.lagging_since).ms()) + " ms (" +
                       std::to_string(read.size()) + " members up against " + std::to_string(up.size()) + ")");
 }
@@ -448,9 +448,13 @@ void EntitiesWorkload::judge_rebalance(std::uint64_t key, Instant since) {
   const Instant now = sim_->now();
   const Instant from = std::max(since, quiet_since_);
   if (now - from <= rebalance_bound_ || !rebalance_reported_.insert({key, since.ns_since_epoch()}).second) return;
-  reported_.push_back("REBALANCE: key " + std::to_string(key) + " unsettled for " +
+  fail("REBALANCE", "key " + std::to_string(key) + " unsettled for " +
                       std::to_string((now - since).ms()) + " ms, " + std::to_string((now - quiet_since_).ms()) +
                       " ms after the last fault (T_rebalance " + std::to_string(rebalance_bound_.ms()) + " ms)");
+}
+
+void EntitiesWorkload::fail(std::string_view property, const std::string& what) {
+  reported_.push_back(std::string(property) + ": [" + kind_ + "] " + what);
 }
 
 void EntitiesWorkload::check(const sim::Simulator&, std::vector<std::string>& failures) {
@@ -465,7 +469,7 @@ void EntitiesWorkload::finish(const sim::Simulator& sim, std::vector<std::string
   // its quiet (a run whose crashes leave two of five nodes up for most of
   // it): silence is then its promise kept, not a failure.
   const bool could = !majority() || majority_could_serve_;
-  if (acked_total_ == 0 && could) failures.push_back("COUNTER: no Add was acknowledged in the whole run");
+  if (acked_total_ == 0 && could) failures.push_back("COUNTER: [" + kind_ + "] no Add was acknowledged in the whole run");
 }
 
 std::string EntitiesWorkload::summary() const {

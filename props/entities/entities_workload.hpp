@@ -145,6 +145,9 @@ class EntitiesWorkload final : public sim::Workload {
   void started_on(std::size_t node, const Kernel& kernel, std::uint64_t key);
   void settle_in_flight();
   void judge_order(std::size_t node, std::uint64_t key, const std::vector<OrderBreak>& breaks);
+  // A failure line: "PROPERTY: [kind] what". Both workloads run in one
+  // simulation and count keys by the same numbers; the kind says whose.
+  void fail(std::string_view property, const std::string& what);
   std::uint64_t count_on(std::size_t node, std::uint64_t key) const;
 
   EntitiesWorkloadOptions options_;
