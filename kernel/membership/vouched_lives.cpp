@@ -47,14 +47,24 @@ bool VouchedLives::refresh(const MemberTable& table, const MemberId& self, Insta
   stale_ = false;
   table_version_ = table.version();
   std::vector<MemberId> view;
+  // The table and lives_ are both in address order: holds() in one walk.
+  auto life = lives_.begin();
   for (const Member& m : table.members()) {
-    if (is_live_status(m.status) && m.id != self && !holds(m.id)) view.push_back(m.id);
+    if (!is_live_status(m.status) || m.id == self) continue;
+    while (life != lives_.end() && life->first < m.id.address) ++life;
+    const bool vouched = life != lives_.end() && life->first == m.id.address && life->second >= m.id.incarnation;
+    if (!vouched) view.push_back(m.id);
   }
   if (view == view_) return false;
-  std::map<MemberId, Instant> since;
+  // Both views are sorted: one walk carries each kept life's instant over
+  // (a map rebuilt per change cost a lookup and a node per record, most of
+  // a weftd's time while a flood of inventions was being downed).
+  std::vector<Instant> since;
+  since.reserve(view.size());
+  std::size_t old = 0;
   for (const MemberId& id : view) {
-    const auto kept = since_.find(id);
-    since.emplace(id, kept == since_.end() ? now : kept->second);
+    while (old < view_.size() && view_[old] < id) ++old;
+    since.push_back(old < view_.size() && view_[old] == id ? since_[old] : now);
   }
   view_ = std::move(view);
   since_ = std::move(since);
@@ -68,9 +78,9 @@ bool VouchedLives::excuses(const MemberId& id) const {
 }
 
 std::optional<Instant> VouchedLives::since(const MemberId& id) const {
-  const auto it = since_.find(id);
-  if (it == since_.end()) return std::nullopt;
-  return it->second;
+  const auto it = std::lower_bound(view_.begin(), view_.end(), id);
+  if (it == view_.end() || *it != id) return std::nullopt;
+  return since_[static_cast<std::size_t>(it - view_.begin())];
 }
 
 void VouchedLives::prune(const MemberTable& table) {

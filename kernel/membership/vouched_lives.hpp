@@ -33,7 +33,8 @@
 //
 // Invariant: view() is exactly the live records of the table last refreshed,
 // but this node, that are not vouched for, sorted by MemberId; since() holds
-// one instant for each, when this node first held that life unvouched.
+// one instant for each (since_[i] for view_[i]), when this node first held
+// that life unvouched.
 #pragma once
 
 #include <cstddef>
@@ -88,7 +89,7 @@ class VouchedLives {
   bool off_;
   std::map<NodeAddress, Incarnation> lives_;  // the newest vouched life of each address
   std::vector<MemberId> view_;                // sorted
-  std::map<MemberId, Instant> since_;         // the keys are exactly view_
+  std::vector<Instant> since_;                // since_[i]: when view_[i] was first held unvouched
   std::uint64_t version_ = 0;
   std::uint64_t evidence_version_ = 0;
   std::optional<std::uint64_t> table_version_;  // the MemberTable::version() view_ is over
