@@ -72,6 +72,10 @@ struct RegionMutations {
   // down, not at handoff_timeout): a crashed owner's shards are never
   // served again, the stuck handoff Akka users report.
   bool endless_wait = false;
+  // A HandoffDone ends a wait on its sender for a shard it says it still
+  // serves (its view has not moved the shard yet): the new owner starts the
+  // shard's entities fresh, and their state, when it comes, is a conflict.
+  bool done_ends_every_wait = false;
 };
 
 // What a partition does to a kind's entities (docs/sharding.md, "Split

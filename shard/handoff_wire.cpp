@@ -8,6 +8,7 @@ namespace weft::shard {
 namespace {
 
 constexpr std::uint8_t kVersion = 1;
+constexpr std::uint8_t kDoneVersion = 2;  // 2: the serving list
 
 }  // namespace
 
@@ -33,7 +34,7 @@ std::optional<HandoffEntity> decode_entity(std::span<const std::uint8_t> bytes) 
 
 std::vector<std::uint8_t> encode_done(const HandoffDone& done) {
   std::vector<std::uint8_t> out;
-  out.push_back(kVersion);
+  out.push_back(kDoneVersion);
   wire_detail::put(out, done.shards.size(), 4);
   for (const auto& [shard, numbering] : done.shards) {
     wire_detail::put(out, shard, 4);
@@ -45,12 +46,14 @@ std::vector<std::uint8_t> encode_done(const HandoffDone& done) {
       wire_detail::put(out, next, 8);
     }
   }
+  wire_detail::put(out, done.serving.size(), 4);
+  for (const ShardId shard : done.serving) wire_detail::put(out, shard, 4);
   return out;
 }
 
 std::optional<HandoffDone> decode_done(std::span<const std::uint8_t> bytes) {
   wire_detail::Reader in(bytes);
-  if (in.get(1) != kVersion) return std::nullopt;
+  if (in.get(1) != kDoneVersion) return std::nullopt;
   HandoffDone done;
   const std::uint64_t shards = in.get(4);
   for (std::uint64_t i = 0; i < shards && in.ok(); ++i) {
@@ -64,6 +67,12 @@ std::optional<HandoffDone> decode_done(std::span<const std::uint8_t> bytes) {
       source.life = in.get(8);
       numbering[source] = in.get(8);
     }
+  }
+  const std::uint64_t serving = in.get(4);
+  for (std::uint64_t i = 0; i < serving && in.ok(); ++i) {
+    const auto shard = static_cast<ShardId>(in.get(4));
+    if (done.shards.contains(shard) || (!done.serving.empty() && shard <= *done.serving.rbegin())) return std::nullopt;
+    done.serving.insert(shard);
   }
   if (!in.done()) return std::nullopt;
   return done;

@@ -5,15 +5,27 @@
 // messages it still held for those shards, forwarded. One link carries them
 // in that order.
 //
+// A HandoffDone also names the shards its sender still serves (its view
+// still gives them to it, or gives them to no one): a wait on the sender
+// for one of those does not end on it. Without that list an empty
+// HandoffDone (the answer to a query, or the one every newly up member
+// gets) said "I served none of the shards you await", and a sender whose
+// region had not yet read the view that moves a shard away said so about
+// a shard it held: the new owner started its entities fresh, and the
+// state that followed was dropped as a conflict (weft-entities-sim seed
+// 1819: 8 acknowledged Adds lost).
+//
 // Layout (little-endian). HandoffEntity: u8 version (1), u32 shard, u16 key
-// length, key, then the state (the rest). HandoffDone: u8 version (1), u32
+// length, key, then the state (the rest). HandoffDone: u8 version (2), u32
 // shard count, then per shard u32 shard, u16 source count, and per source
-// u8 host length, host, u16 port, u64 life, u64 next number.
+// u8 host length, host, u16 port, u64 life, u64 next number; then u32
+// serving count and a u32 shard each, ascending.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,7 +45,8 @@ std::vector<std::uint8_t> encode_entity(const HandoffEntity& entity);
 std::optional<HandoffEntity> decode_entity(std::span<const std::uint8_t> bytes);
 
 struct HandoffDone {
-  std::map<ShardId, ShardInbox::Numbering> shards;
+  std::map<ShardId, ShardInbox::Numbering> shards;  // handed over, with their numbering
+  std::set<ShardId> serving;                        // still the sender's: none of `shards`
 };
 std::vector<std::uint8_t> encode_done(const HandoffDone& done);
 std::optional<HandoffDone> decode_done(std::span<const std::uint8_t> bytes);

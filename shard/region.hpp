@@ -190,6 +190,7 @@ class Region final : public Behavior, public ExportsMetrics {
   void on_handoff_entity(Context& context, const Delivery& message);
   void on_handoff_done(Context& context, const Delivery& message);
   void on_handoff_query(Context& context, const Delivery& message);
+  std::set<ShardId> still_serving() const;
   void query_awaited(Context& context);
   bool may_hand(Context& context, const NodeAddress& from, ShardId shard) const;
   bool is_live(Context& context, const NodeAddress& node) const;

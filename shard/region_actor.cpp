@@ -21,6 +21,8 @@ ActorKind region_actor(EntityKind kind) {
                          m.vote_without_promise || start.planted_defect("shard_vote_without_promise");
                      m.ignore_joins = m.ignore_joins || start.planted_defect("shard_ignore_joins");
                      m.endless_wait = m.endless_wait || start.planted_defect("shard_endless_wait");
+                     m.done_ends_every_wait =
+                         m.done_ends_every_wait || start.planted_defect("shard_done_ends_every_wait");
                      MajorityOptions& majority = planted.majority;
                      if (planted.consistency == Consistency::majority && majority.voters.empty()) {
                        majority.voters.assign(start.seeds.begin(), start.seeds.end());
@@ -37,6 +39,10 @@ std::vector<PlantedDefect> region_defects() {
       {.name = "shard_unordered", .property = "ORDER", .branch = "after"},
       {.name = "shard_vote_without_promise", .property = "SHARD2", .branch = "at once"},
       {.name = "shard_ignore_joins", .property = "REBALANCE", .branch = "another view"},
+      {.name = "shard_done_ends_every_wait",
+       .property = "COUNTER",
+       .branch = "increments were acknowledged",
+       .scenario_only = "entities_lagging_view.scenario"},
       {.name = "shard_endless_wait",
        .property = "REBALANCE",
        .branch = "after the last fault",

@@ -118,7 +118,9 @@ void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly
     kept_changed_ = true;
     it = unleased_.erase(it);
   }
-  for (const auto& [owner, done] : dones) {
+  const std::set<ShardId> serving = still_serving();
+  for (auto& [owner, done] : dones) {
+    done.serving = serving;
     (void)context.tell(region_of(owner, kind_.name), kHandoffDoneTag, encode_done(done));
   }
   for (auto& [owner, slot] : follow) {
@@ -229,16 +231,29 @@ void Region::on_handoff_entity(Context& context, const Delivery& message) {
   if (!passivation_armed_) arm_passivation(context, context.now() + kind_.passivate_after);
 }
 
+// The shards this region holds until a view names another owner for them
+// (handoff_wire.hpp: a wait on this node for one of them goes on).
+std::set<ShardId> Region::still_serving() const {
+  std::set<ShardId> serving;
+  for (ShardId shard = 0; shard < kind_.shards; ++shard) {
+    if (responsible_[shard]) serving.insert(serving.end(), shard);
+  }
+  return serving;
+}
+
 // A member waiting on this node asks for its HandoffDone (the first may
 // have been lost: sent before the receiver's node knew this one, whose
 // messages it then drops). Everything this node's view gives it went at the
-// view change, before this answer on the same link, so an empty one says
-// so. A member not up in this view is owed nothing yet: its HandoffDone
-// goes when this view takes it up.
+// view change, before this answer on the same link, so one naming no shard
+// says so, and names those this node still serves (its view may not have
+// moved them yet). A member not up in this view is owed nothing yet: its
+// HandoffDone goes when this view takes it up.
 void Region::on_handoff_query(Context& context, const Delivery& message) {
   const NodeAddress from{std::string(message.sender.host), message.sender.port};
   if (!std::binary_search(hosts_.begin(), hosts_.end(), from) || from == self_) return;
-  (void)context.tell(region_of(from, kind_.name), kHandoffDoneTag, encode_done({}));
+  HandoffDone done;
+  done.serving = still_serving();
+  (void)context.tell(region_of(from, kind_.name), kHandoffDoneTag, encode_done(done));
 }
 
 void Region::on_handoff_done(Context& context, const Delivery& message) {
@@ -260,9 +275,14 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
     }
   }
   // A HandoffDone is all `from` hands this node for now: a wait on it for a
-  // shard it did not name ends too (it served none of that shard).
+  // shard it neither named nor still serves ends too (it served none of
+  // that shard). One it still serves waits on: its view has not moved it
+  // yet, and the handoff follows when it does (or handoff_timeout ends it).
   for (auto& [shard, inbox] : inboxes_) {
-    if (inbox.awaits(from) && inbox.handed_by(from, {})) end_wait(context, inbox, {});
+    const bool served = done->serving.contains(shard) && !kind_.mutations.done_ends_every_wait;
+    if (inbox.awaits(from) && !served && inbox.handed_by(from, {})) {
+      end_wait(context, inbox, {});
+    }
   }
   arm_order_timer(context);
 }
