@@ -185,7 +185,7 @@ class Region final : public Behavior, public ExportsMetrics {
   void read_view(Context& context);
   void hand_over_lost(Context& context, const std::set<NodeAddress>& newly_up);
   void await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before,
-                    const std::set<NodeAddress>& newly_up);
+                    const std::set<NodeAddress>& newly_seen);
   void end_waits_on_gone(Context& context);
   void on_handoff_entity(Context& context, const Delivery& message);
   void on_handoff_done(Context& context, const Delivery& message);
@@ -222,6 +222,7 @@ class Region final : public Behavior, public ExportsMetrics {
   std::uint64_t views_read_ = 0;
   std::vector<std::optional<NodeAddress>> owners_;  // per shard, from the last view read
   std::vector<NodeAddress> hosts_;
+  std::vector<NodeAddress> live_;  // members joining to exiting in the last view read (sorted)
   std::vector<ActorRef> host_regions_;  // hosts_' regions, made once per view rather than per message
   // Per shard: this node owned it in the last view that named an owner, so
   // it hands it over (a HandoffDone) to the next owner a view names.

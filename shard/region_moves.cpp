@@ -28,9 +28,12 @@ void Region::read_view(Context& context) {
   for (ShardId shard = 0; shard < kind_.shards; ++shard) owners_[shard] = placement.owner(kind_.name, shard);
   next_number_.resize(kind_.shards, 1);
   responsible_.resize(kind_.shards, false);
+  live_.clear();
   for (const Member& m : context.members()) {
     if (m.address() == self_) self_life_ = m.incarnation().value;
+    if (is_live_status(m.status)) live_.push_back(m.address());
   }
+  std::sort(live_.begin(), live_.end());
 }
 
 void Region::on_members_changed(Context& context) {
@@ -43,14 +46,21 @@ void Region::on_members_changed(Context& context) {
   }
   std::vector<std::optional<NodeAddress>> before = std::move(owners_);
   const std::vector<NodeAddress> hosts_before = std::move(hosts_);
+  const std::vector<NodeAddress> live_before = std::move(live_);
   read_view(context);
   if (before.empty()) before.assign(kind_.shards, std::nullopt);
   std::set<NodeAddress> newly_up;
   std::set_difference(hosts_.begin(), hosts_.end(), hosts_before.begin(), hosts_before.end(),
                       std::inserter(newly_up, newly_up.end()));
   newly_up.erase(self_);
+  // Newly up or newly live (a member that joins in this view may be up in
+  // its own, and have served a shard there: seed 3930).
+  std::set<NodeAddress> newly_seen = newly_up;
+  std::set_difference(live_.begin(), live_.end(), live_before.begin(), live_before.end(),
+                      std::inserter(newly_seen, newly_seen.end()));
+  newly_seen.erase(self_);
   hand_over_lost(context, newly_up);
-  await_gained(context, before, newly_up);
+  await_gained(context, before, newly_seen);
   query_awaited(context);
   for (ShardId shard = 0; shard < kind_.shards; ++shard) {
     if (owners_[shard] == self_) responsible_[shard] = true;
@@ -135,19 +145,21 @@ void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly
 
 // A shard this node owns waits for a handoff from every live member that
 // may have served it: the owner the last view named, if another (the shard
-// moved here), and every member newly up here (it may have served the shard
-// while this node was not up in its view: a restart, a partition, a node
-// that came up alone and owned every shard in a view of itself; seed 153 of
-// the sweep lost a count when only the member that would own the shard
-// without this node was awaited). A member sends a HandoffDone to every
-// member newly up in its view (hand_over_lost), and answers a query with
-// one, so a wait on a member with nothing to hand over lasts a round trip.
+// moved here), and every member newly up or newly live here (it may have
+// served the shard while this node was not up in its view: a restart, a
+// partition, a node that came up alone and owned every shard in a view of
+// itself, or one that is up in its own view and only joining in this one;
+// seed 153 of the sweep lost a count when only the member that would own
+// the shard without this node was awaited, seed 3930 when a joining one was
+// not). A member sends a HandoffDone to every member newly up in its view
+// (hand_over_lost), and answers a query from any live one, so a wait on a
+// member with nothing to hand over lasts a round trip.
 void Region::await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before,
-                          const std::set<NodeAddress>& newly_up) {
+                          const std::set<NodeAddress>& newly_seen) {
   if (kind_.mutations.no_handoff_wait) return;
   const Instant until = context.now() + kind_.handoff_timeout;
   std::vector<NodeAddress> live_newly_up;
-  for (const NodeAddress& member : newly_up) {
+  for (const NodeAddress& member : newly_seen) {
     if (is_live(context, member)) live_newly_up.push_back(member);
   }
   for (ShardId shard = 0; shard < kind_.shards; ++shard) {
@@ -246,11 +258,12 @@ std::set<ShardId> Region::still_serving() const {
 // messages it then drops). Everything this node's view gives it went at the
 // view change, before this answer on the same link, so one naming no shard
 // says so, and names those this node still serves (its view may not have
-// moved them yet). A member not up in this view is owed nothing yet: its
-// HandoffDone goes when this view takes it up.
+// moved them yet). Any live member is answered: one only joining in this
+// view (up in its own) is owed nothing yet, and the serving list keeps it
+// waiting for what this node holds until this view takes it up.
 void Region::on_handoff_query(Context& context, const Delivery& message) {
   const NodeAddress from{std::string(message.sender.host), message.sender.port};
-  if (!std::binary_search(hosts_.begin(), hosts_.end(), from) || from == self_) return;
+  if (from == self_ || !std::binary_search(live_.begin(), live_.end(), from)) return;
   HandoffDone done;
   done.serving = still_serving();
   (void)context.tell(region_of(from, kind_.name), kHandoffDoneTag, encode_done(done));

@@ -220,7 +220,14 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
     const std::uint64_t k = std::stoull(key);
     state.hosted.insert(k);
     if (!before.contains(k)) {
-      in_flight_.erase(k);
+      // Its state handed to another node that has not started it yet (views
+      // that disagree named two owners): two copies, as two hosts are.
+      const auto flight = in_flight_.find(k);
+      if (flight != in_flight_.end() && flight->second != node) {
+        ++split_epochs_;
+        end_epoch(k);
+      }
+      if (flight != in_flight_.end()) in_flight_.erase(flight);
       started_on(node, kernel, k);
     }
     const auto* entity = dynamic_cast<const CounterEntity*>(state.region->entity(key));

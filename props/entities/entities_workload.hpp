@@ -21,7 +21,10 @@
 //           goes missing (a region counts a timeout, a refusal, a conflict
 //           or a state it could not send), when a node starts the key while
 //           its last host is alive but down in that node's view (no
-//           handoff is taken from a member that is down), or when a view places the key on
+//           handoff is taken from a member that is down), when a node
+//           starts the key while its state is on its way to another node
+//           (views that disagree named two owners: two copies, as two
+//           hosts are), or when a view places the key on
 //           a member no process runs (an invented member taken up, in
 //           hostile seeds: the state sent there is gone); an Add counts for
 //           the epoch it was asked in;
