@@ -35,8 +35,9 @@ TEST(HandoffWire, ADoneRoundTripsItsShardsAndWhatItStillServes) {
 std::vector<std::uint8_t> with_serving(const std::vector<ShardId>& serving) {
   HandoffDone done = sample();
   done.serving.clear();
-  std::vector<std::uint8_t> bytes = encode_done(done);
-  bytes.resize(bytes.size() - 4);
+  const std::vector<std::uint8_t> full = encode_done(done);
+  if (full.size() < 4) return full;  // never: the count alone is 4 bytes
+  std::vector<std::uint8_t> bytes(full.begin(), full.end() - 4);
   const auto put = [&](std::uint32_t v) {
     for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
   };
