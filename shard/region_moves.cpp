@@ -158,9 +158,9 @@ void Region::await_gained(Context& context, const std::vector<std::optional<Node
                           const std::set<NodeAddress>& newly_seen) {
   if (kind_.mutations.no_handoff_wait) return;
   const Instant until = context.now() + kind_.handoff_timeout;
-  std::vector<NodeAddress> live_newly_up;
+  std::vector<NodeAddress> live_newly_seen;
   for (const NodeAddress& member : newly_seen) {
-    if (is_live(context, member)) live_newly_up.push_back(member);
+    if (is_live(context, member)) live_newly_seen.push_back(member);
   }
   for (ShardId shard = 0; shard < kind_.shards; ++shard) {
     if (owners_[shard] != self_) continue;
@@ -172,7 +172,7 @@ void Region::await_gained(Context& context, const std::vector<std::optional<Node
         (is_live(context, *before[shard]) || kind_.mutations.endless_wait)) {
       await(*before[shard]);
     }
-    for (const NodeAddress& member : live_newly_up) await(member);
+    for (const NodeAddress& member : live_newly_seen) await(member);
   }
 }
 
