@@ -76,6 +76,13 @@ struct RegionMutations {
   // serves (its view has not moved the shard yet): the new owner starts the
   // shard's entities fresh, and their state, when it comes, is a conflict.
   bool done_ends_every_wait = false;
+  // A query is answered as before queries named shards: with no handoff
+  // sent again, so a first handoff dropped unseen is state lost.
+  bool no_resend = false;
+  // A message stamped by a life its node has left (down, or restarted) is
+  // handed on as any other: its source's numbering went with that life, so
+  // it counts as a new source's first, after what its sender sent since.
+  bool keep_stale = false;
 };
 
 // What a partition does to a kind's entities (docs/sharding.md, "Split

@@ -15,11 +15,22 @@
 // state that followed was dropped as a conflict (weft-entities-sim seed
 // 1819: 8 acknowledged Adds lost).
 //
-// Layout (little-endian). HandoffEntity: u8 version (1), u32 shard, u16 key
-// length, key, then the state (the rest). HandoffDone: u8 version (2), u32
-// shard count, then per shard u32 shard, u16 source count, and per source
-// u8 host length, host, u16 port, u64 life, u64 next number; then u32
-// serving count and a u32 shard each, ascending.
+// A HandoffQuery names the shards its sender awaits from the receiver: the
+// receiver sends again what it handed the asker of those lately, marked
+// `again` (the first copy may have been dropped unseen: weft-entities-sim
+// seed 166, a handoff sent to a node whose kernel did not yet know the
+// sender's life, so the state was lost and the key started fresh). A copy
+// sent again that finds the wait on its sender over is the second of two
+// (the query crossed the first): dropped, and counted as a duplicate.
+//
+// Layout (little-endian). HandoffEntity: u8 version (2), u8 flags (bit 0:
+// again), u32 shard, u16 key length, key, then the state (the rest);
+// version 1 had no flags. HandoffDone: u8 version (3), u8 flags (bit 0:
+// again), u32 shard count, then per shard u32 shard, u16 source count, and
+// per source u8 host length, host, u16 port, u64 life, u64 next number;
+// then u32 serving count and a u32 shard each, ascending; version 2 had no
+// flags. HandoffQuery: u8 version (1), u32 count, and a u32 shard each,
+// ascending; an empty body (a query before version 1) names none.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +51,7 @@ struct HandoffEntity {
   ShardId shard = 0;
   std::string_view key;
   std::span<const std::uint8_t> state;
+  bool again = false;  // sent again on a query
 };
 std::vector<std::uint8_t> encode_entity(const HandoffEntity& entity);
 std::optional<HandoffEntity> decode_entity(std::span<const std::uint8_t> bytes);
@@ -47,8 +59,15 @@ std::optional<HandoffEntity> decode_entity(std::span<const std::uint8_t> bytes);
 struct HandoffDone {
   std::map<ShardId, ShardInbox::Numbering> shards;  // handed over, with their numbering
   std::set<ShardId> serving;                        // still the sender's: none of `shards`
+  bool again = false;                               // `shards` sent again on a query
 };
 std::vector<std::uint8_t> encode_done(const HandoffDone& done);
 std::optional<HandoffDone> decode_done(std::span<const std::uint8_t> bytes);
+
+struct HandoffQuery {
+  std::set<ShardId> awaited;  // the shards the asker awaits from the receiver
+};
+std::vector<std::uint8_t> encode_query(const HandoffQuery& query);
+std::optional<HandoffQuery> decode_query(std::span<const std::uint8_t> bytes);
 
 }  // namespace weft::shard

@@ -45,6 +45,7 @@ std::string_view to_string(Refusal refusal) {
     case Refusal::no_entity: return "no_entity";
     case Refusal::buffer_full: return "buffer_full";
     case Refusal::out_of_order: return "out_of_order";
+    case Refusal::stale_source: return "stale_source";
   }
   return "invalid";
 }
@@ -96,7 +97,8 @@ class Region::EntityContext final : public Context {
   const Delivery* handled_;  // the entity's message; nullptr outside one
 };
 
-Region::Region(EntityKind kind) : kind_(std::move(kind)), shard_map_(kind_.name, kind_.shards) {
+Region::Region(EntityKind kind)
+    : kind_(std::move(kind)), shard_map_(kind_.name, kind_.shards), missed_(kind_.shards, 0) {
   WEFT_ASSERT(!kind_.name.empty() && kind_.shards >= 1 && kind_.passivate_after > Duration::zero());
   WEFT_ASSERT(kind_.handoff_timeout > Duration::zero() && kind_.reorder_wait > Duration::zero());
   WEFT_ASSERT(kind_.make != nullptr);
@@ -127,6 +129,10 @@ void Region::export_metrics(Metrics& metrics, std::string_view actor) {
   }
   e.active = &metrics.gauge("shard_active_entities", "entities active here", labels);
   e.kept = &metrics.gauge("shard_kept_messages", "messages kept awaiting a handoff or a gap", labels);
+}
+
+void Region::note_missed(ShardId shard) {
+  if (shard < missed_.size()) ++missed_[shard];
 }
 
 std::vector<std::string> Region::active_keys() const {
@@ -250,6 +256,7 @@ void Region::host(Context& context, const Delivery& message, const EntityMessage
   if (inbox.awaiting()) return keep(context, message, inner, shard);
   if (!may_serve(shard, context.now())) return keep_unleased(context, message, inner, shard);
   if (kind_.mutations.unordered) return deliver(context, message, inner);
+  if (!kind_.mutations.keep_stale && stale(*inner.stamp)) return refuse(context, message, Refusal::stale_source);
   const Source source{std::string(inner.stamp->host), inner.stamp->port, inner.stamp->life};
   switch (inbox.admit(source, inner.stamp->number)) {
     case ShardInbox::Admit::now:
@@ -368,6 +375,7 @@ void Region::on_order_timer(Context& context) {
   for (auto& [shard, inbox] : inboxes_) {
     if (inbox.awaiting() && inbox.awaiting_until() <= now && !kind_.mutations.endless_wait) {
       ++counters_.handoff_timeouts;
+      note_missed(shard);
       end_wait(context, inbox, {});
     }
   }
@@ -383,11 +391,13 @@ void Region::on_order_timer(Context& context) {
 // sender, whose messages it then drops): while a shard waits, the region
 // asks the member it awaits for it, at once and every kQueryInterval.
 void Region::query_awaited(Context& context) {
-  std::set<NodeAddress> awaited;
+  std::map<NodeAddress, HandoffQuery> awaited;
   for (const auto& [shard, inbox] : inboxes_) {
-    awaited.insert(inbox.awaited().begin(), inbox.awaited().end());
+    for (const NodeAddress& member : inbox.awaited()) awaited[member].awaited.insert(shard);
   }
-  for (const NodeAddress& member : awaited) (void)context.tell(region_of(member, kind_.name), kHandoffQueryTag, {});
+  for (const auto& [member, query] : awaited) {
+    (void)context.tell(region_of(member, kind_.name), kHandoffQueryTag, encode_query(query));
+  }
   if (awaited.empty()) {
     context.cancel_timer(kQueryTimer);
   } else {
@@ -440,14 +450,18 @@ Region::Entities::iterator Region::stop(Context& context, Entities::iterator it,
     bump(counters_.moved, exported_.stopped_moved);
   } else {
     bump(counters_.lapsed, exported_.stopped_no_lease);
+    note_missed(shard_of_key(it->first));
   }
   scratch_.clear();
   if (hand_to && !kind_.mutations.drop_handoff_state && it->second.entity->hand_over(scratch_)) {
-    const std::vector<std::uint8_t> part = encode_entity({shard_of_key(it->first), it->first, scratch_});
+    const ShardId shard = shard_of_key(it->first);
+    const std::vector<std::uint8_t> part = encode_entity({shard, it->first, scratch_});
+    handed_to(*hand_to, shard, context.now()).parts.push_back(part);  // a query may want it again
     if (context.tell(region_of(*hand_to, kind_.name), kHandoffEntityTag, part) == SendResult::sent) {
       bump(counters_.handed_out, exported_.handed_out);
     } else {
       ++counters_.handoff_lost;
+      note_missed(shard_of_key(it->first));
     }
   }
   return entities_.erase(it);

@@ -33,7 +33,12 @@
 // entities handed over (Entity::take_over) and hands the kept messages on
 // in order. A handoff is taken only from a live member that owned the shard
 // in a view without this node (or the one it awaits): anything else is
-// refused and counted, and moves nothing.
+// refused and counted, and moves nothing. The old owner keeps what it sent
+// (states and numbering) for 2 x handoff_timeout and sends it again when
+// the new owner's query names the shard: a first copy refused (it came
+// before the receiver's view named it owner) or dropped unseen is not state
+// lost. A message stamped by a life its node has left is refused
+// (stale_source): that life's numbering is gone, so it cannot be ordered.
 // Split brain (AP). Two nodes whose views agree name the same owner, so
 // they never both host an entity; nodes whose views disagree (a partition,
 // a change still spreading) may, until their views agree again, when the
@@ -87,8 +92,9 @@ enum class Refusal : std::uint8_t {
   no_entity,       // EntityKind::make returned none
   buffer_full,     // buffer_capacity messages kept already
   out_of_order,    // its source's numbering had passed it (a gap skipped)
+  stale_source,    // its source's node is down, or runs a newer life, in this node's view
 };
-inline constexpr std::size_t kRefusalCount = 7;
+inline constexpr std::size_t kRefusalCount = 8;
 std::string_view to_string(Refusal refusal);
 
 struct RegionCounters {
@@ -104,6 +110,8 @@ struct RegionCounters {
   std::uint64_t handoff_refused = 0;    // handoff parts from a node that may not hand the shard
   std::uint64_t handoff_conflicts = 0;  // state for an entity already active here (dropped)
   std::uint64_t handoff_timeouts = 0;   // waits that ended without the handoff
+  std::uint64_t handoffs_resent = 0;    // shards handed again on a query (handoff_wire.hpp)
+  std::uint64_t handoff_duplicates = 0;  // parts and shards sent again after the first arrived: dropped
   std::uint64_t orphan_completions = 0;  // an entity's ask completed after it stopped
   std::uint64_t unsupported_calls = 0;   // an entity's timer call (entity.hpp)
   // Majority mode.
@@ -125,6 +133,10 @@ class Region final : public Behavior, public ExportsMetrics {
 
   const EntityKind& kind() const { return kind_; }
   const RegionCounters& counters() const { return counters_; }
+  // Of the counters, those that mean state may be gone (handoff_timeouts,
+  // handoff_lost, handoff_refused, handoff_conflicts, lapsed), for one
+  // shard: the simulator's COUNTER ends only that shard's keys' epochs.
+  std::uint64_t handoffs_missed(ShardId shard) const { return shard < missed_.size() ? missed_[shard] : 0; }
   // The keys of the entities active here, in key order.
   std::vector<std::string> active_keys() const;
   bool hosts(std::string_view key) const { return entities_.find(key) != entities_.end(); }
@@ -196,6 +208,11 @@ class Region final : public Behavior, public ExportsMetrics {
   bool is_live(Context& context, const NodeAddress& node) const;
   const ActorRef& region_of_host(const NodeAddress& host) const;
   std::optional<NodeAddress> owner_without_self(ShardId shard, const std::optional<NodeAddress>& also = {}) const;
+  struct Handed;
+  Handed& handed_to(const NodeAddress& owner, ShardId shard, Instant now);
+  void forget_handed(Instant now);
+  bool awaits(const NodeAddress& from, ShardId shard) const;
+  Instant keep_handed_until(Instant now) const { return now + kind_.handoff_timeout + kind_.handoff_timeout; }
 
   // region_lease.cpp: the majority mode's leases and votes, on two timers
   // (region.cpp's are 1 to 3)
@@ -223,6 +240,23 @@ class Region final : public Behavior, public ExportsMetrics {
   std::vector<std::optional<NodeAddress>> owners_;  // per shard, from the last view read
   std::vector<NodeAddress> hosts_;
   std::vector<NodeAddress> live_;  // members joining to exiting in the last view read (sorted)
+  // Per address in the last view read, the earliest life that may still
+  // send: its live life, or the one after its life that is down or
+  // removed (a status no life leaves). A message stamped by an earlier life
+  // is stale: the source's numbering was forgotten with that life
+  // (on_members_changed), so the inbox would take it as a new source's
+  // first and hand it on after the later ones its sender sent since
+  // (weft-entities-sim seed 211: Adds kept for want of a lease through a
+  // partition, after which every node restarted its life).
+  struct LifeFloor {
+    std::string host;
+    std::uint16_t port = 0;
+    std::uint64_t floor = 0;
+  };
+  std::vector<LifeFloor> life_floors_;  // sorted by (host, port)
+  bool stale(const Stamp& stamp) const;
+  // The life of `node` that may still send (its live life, if it is live).
+  std::uint64_t life_floor(std::string_view host, std::uint16_t port) const;
   std::vector<ActorRef> host_regions_;  // hosts_' regions, made once per view rather than per message
   // Per shard: this node owned it in the last view that named an owner, so
   // it hands it over (a HandoffDone) to the next owner a view names.
@@ -231,8 +265,21 @@ class Region final : public Behavior, public ExportsMetrics {
   Entities entities_;
   std::map<ShardId, ShardInbox> inboxes_;
   std::map<AskId, std::string> entity_asks_;  // asks entities made, to route their completions
+  // What this region handed a new owner of a shard, kept twice
+  // handoff_timeout (views may be that far apart) for the new owner's query
+  // to have it sent again (handoff_wire.hpp); forgotten sooner when the
+  // shard comes back here.
+  struct Handed {
+    Instant until;
+    std::uint64_t life = 0;  // the new owner's, when handed: a later life of it is owed none of this
+    std::vector<std::vector<std::uint8_t>> parts;  // encoded HandoffEntity, in the order sent
+    ShardInbox::Numbering numbering;
+  };
+  std::map<std::pair<NodeAddress, ShardId>, Handed> handed_;  // by (new owner, shard)
   bool passivation_armed_ = false;
   RegionCounters counters_;
+  std::vector<std::uint64_t> missed_;  // per shard: handoffs_missed()
+  void note_missed(ShardId shard);
   std::vector<std::uint8_t> scratch_;  // an envelope re-encoded
   // Exported counters (export_metrics), nullptr when no host gave a registry.
   struct Exported {

@@ -23,6 +23,8 @@ ActorKind region_actor(EntityKind kind) {
                      m.endless_wait = m.endless_wait || start.planted_defect("shard_endless_wait");
                      m.done_ends_every_wait =
                          m.done_ends_every_wait || start.planted_defect("shard_done_ends_every_wait");
+                     m.no_resend = m.no_resend || start.planted_defect("shard_no_resend");
+                     m.keep_stale = m.keep_stale || start.planted_defect("shard_keep_stale");
                      MajorityOptions& majority = planted.majority;
                      if (planted.consistency == Consistency::majority && majority.voters.empty()) {
                        majority.voters.assign(start.seeds.begin(), start.seeds.end());
@@ -43,6 +45,14 @@ std::vector<PlantedDefect> region_defects() {
        .property = "COUNTER",
        .branch = "increments were acknowledged",
        .scenario_only = "entities_lagging_view.scenario"},
+      {.name = "shard_no_resend",
+       .property = "COUNTER",
+       .branch = "increments were acknowledged",
+       .scenario_only = "entities_dropped_handoff.scenario"},
+      {.name = "shard_keep_stale",
+       .property = "ORDER",
+       .branch = "in one epoch",
+       .scenario_only = "entities_every_life_restarts.scenario"},
       {.name = "shard_endless_wait",
        .property = "REBALANCE",
        .branch = "after the last fault",

@@ -29,12 +29,34 @@ void Region::read_view(Context& context) {
   next_number_.resize(kind_.shards, 1);
   responsible_.resize(kind_.shards, false);
   live_.clear();
+  life_floors_.clear();
   for (const Member& m : context.members()) {
     if (m.address() == self_) self_life_ = m.incarnation().value;
     if (is_live_status(m.status)) live_.push_back(m.address());
+    const std::uint64_t life = m.incarnation().value;
+    life_floors_.push_back({m.address().host, m.address().port, is_live_status(m.status) ? life : life + 1});
   }
   std::sort(live_.begin(), live_.end());
+  // The latest floor per address (a table may hold an old life beside a new).
+  const auto by_address = [](const LifeFloor& a, const LifeFloor& b) {
+    return std::tie(a.host, a.port, a.floor) < std::tie(b.host, b.port, b.floor);
+  };
+  std::sort(life_floors_.begin(), life_floors_.end(), by_address);
+  const auto same_address = [](const LifeFloor& a, const LifeFloor& b) { return a.host == b.host && a.port == b.port; };
+  std::reverse(life_floors_.begin(), life_floors_.end());
+  life_floors_.erase(std::unique(life_floors_.begin(), life_floors_.end(), same_address), life_floors_.end());
+  std::reverse(life_floors_.begin(), life_floors_.end());
 }
+
+std::uint64_t Region::life_floor(std::string_view host, std::uint16_t port) const {
+  const auto it = std::lower_bound(life_floors_.begin(), life_floors_.end(), std::tie(host, port),
+                                   [](const LifeFloor& f, const std::tuple<std::string_view&, std::uint16_t&>& a) {
+                                     return std::tie(f.host, f.port) < a;
+                                   });
+  return it != life_floors_.end() && it->host == host && it->port == port ? it->floor : 0;
+}
+
+bool Region::stale(const Stamp& stamp) const { return stamp.life < life_floor(stamp.host, stamp.port); }
 
 void Region::on_members_changed(Context& context) {
   if (kind_.mutations.ignore_joins && read_a_view_) {
@@ -92,12 +114,14 @@ void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly
   // Every member newly up here hears from this node, if only that it hands
   // it nothing: it may be waiting to learn whether this node served a shard
   // it owns (await_gained).
+  forget_handed(context.now());
   std::map<NodeAddress, HandoffDone> dones;
   for (const NodeAddress& member : newly_up) dones[member];
   std::vector<ShardId> released;
   for (ShardId shard = 0; shard < kind_.shards; ++shard) {
     if (responsible_[shard] && owners_[shard] && owners_[shard] != self_) {
       dones[*owners_[shard]].shards[shard];
+      (void)handed_to(*owners_[shard], shard, context.now());
       responsible_[shard] = false;
       released.push_back(shard);
     }
@@ -114,7 +138,8 @@ void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly
     const std::optional<NodeAddress>& owner = owners_[it->first];
     if (!owner || owner == self_) continue;
     std::vector<MailboxSlot> messages;
-    dones[*owner].shards[it->first] = it->second.hand_over(messages);
+    Handed& handed = handed_to(*owner, it->first, context.now());
+    handed.numbering = dones[*owner].shards[it->first] = it->second.hand_over(messages);
     for (MailboxSlot& m : messages) follow.emplace_back(*owner, std::move(m));
   }
   // Kept for want of a lease, never numbered here: they follow the rest.
@@ -225,12 +250,18 @@ void Region::on_handoff_entity(Context& context, const Delivery& message) {
     return refuse(context, message, Refusal::malformed);
   }
   const NodeAddress from{std::string(message.sender.host), message.sender.port};
+  if (part->again && !awaits(from, part->shard)) {
+    ++counters_.handoff_duplicates;  // the first copy ended the wait
+    return;
+  }
   if (!may_hand(context, from, part->shard)) {
     ++counters_.handoff_refused;
+    note_missed(part->shard);
     return;
   }
   if (hosts(part->key)) {
     ++counters_.handoff_conflicts;
+    note_missed(part->shard);
     return;
   }
   std::unique_ptr<Entity> entity = kind_.make(part->key);
@@ -253,20 +284,73 @@ std::set<ShardId> Region::still_serving() const {
   return serving;
 }
 
-// A member waiting on this node asks for its HandoffDone (the first may
-// have been lost: sent before the receiver's node knew this one, whose
-// messages it then drops). Everything this node's view gives it went at the
-// view change, before this answer on the same link, so one naming no shard
-// says so, and names those this node still serves (its view may not have
+// A member waiting on this node asks for its handoff of the shards it
+// names (the first may have been lost: sent before the receiver's node
+// knew this one, whose messages it then drops). What this node handed it
+// of those lately goes again, marked so (the state, then the HandoffDone
+// with the numbering); not the messages that followed the first copy: a
+// second copy of one could be applied twice (one kept for want of a lease
+// carries no number the receiver checks), and one lost is a tell lost with
+// its link, or an ask its sender sees time out;
+// everything else this node's view gives it went at the view change,
+// before this answer on the same link, so the HandoffDone names no other
+// shard, and names those this node still serves (its view may not have
 // moved them yet). Any live member is answered: one only joining in this
 // view (up in its own) is owed nothing yet, and the serving list keeps it
 // waiting for what this node holds until this view takes it up.
 void Region::on_handoff_query(Context& context, const Delivery& message) {
   const NodeAddress from{std::string(message.sender.host), message.sender.port};
   if (from == self_ || !std::binary_search(live_.begin(), live_.end(), from)) return;
+  const std::optional<HandoffQuery> query = decode_query(message.body);
+  if (!query) return refuse(context, message, Refusal::malformed);
+  forget_handed(context.now());
+  const ActorRef asker = region_of(from, kind_.name);
   HandoffDone done;
+  done.again = true;
+  for (const ShardId shard : query->awaited) {
+    const auto it = handed_.find({from, shard});
+    // Handed to an earlier life of the asker: that life took it, or it died
+    // with it; the asker's state for the shard is not this.
+    if (it == handed_.end() || it->second.life != life_floor(from.host, from.port) || kind_.mutations.no_resend) {
+      continue;
+    }
+    for (const std::vector<std::uint8_t>& part : it->second.parts) {
+      std::optional<HandoffEntity> again = decode_entity(part);
+      WEFT_ASSERT(again.has_value());  // encoded here
+      again->again = true;
+      (void)context.tell(asker, kHandoffEntityTag, encode_entity(*again));
+    }
+    done.shards[shard] = it->second.numbering;
+    ++counters_.handoffs_resent;
+  }
   done.serving = still_serving();
-  (void)context.tell(region_of(from, kind_.name), kHandoffDoneTag, encode_done(done));
+  for (const auto& [shard, numbering] : done.shards) done.serving.erase(shard);
+  (void)context.tell(asker, kHandoffDoneTag, encode_done(done));
+}
+
+// What hand_over_lost hands `owner` of `shard` at `now`, kept for a query:
+// a record from an earlier handoff is replaced.
+Region::Handed& Region::handed_to(const NodeAddress& owner, ShardId shard, Instant now) {
+  const Instant until = keep_handed_until(now);
+  const std::uint64_t life = life_floor(owner.host, owner.port);  // an owner is up: its live life
+  Handed& handed = handed_[{owner, shard}];
+  if (handed.until != until || handed.life != life) handed = Handed{until, life, {}, {}};
+  return handed;
+}
+
+// Forgets what was handed out longer ago than it is kept, and what was
+// handed of a shard this node owns again (its state is here, or started
+// here, since).
+void Region::forget_handed(Instant now) {
+  std::erase_if(handed_, [&](const auto& entry) {
+    const ShardId shard = entry.first.second;
+    return entry.second.until <= now || (shard < owners_.size() && owners_[shard] == self_);
+  });
+}
+
+bool Region::awaits(const NodeAddress& from, ShardId shard) const {
+  const auto inbox = inboxes_.find(shard);
+  return inbox != inboxes_.end() && inbox->second.awaits(from);
 }
 
 void Region::on_handoff_done(Context& context, const Delivery& message) {
@@ -274,8 +358,13 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
   if (!done) return refuse(context, message, Refusal::malformed);
   const NodeAddress from{std::string(message.sender.host), message.sender.port};
   for (const auto& [shard, numbering] : done->shards) {
+    if (done->again && !awaits(from, shard)) {
+      ++counters_.handoff_duplicates;  // the first copy ended the wait
+      continue;
+    }
     if (shard >= kind_.shards || !may_hand(context, from, shard)) {
       ++counters_.handoff_refused;
+      note_missed(shard);
       continue;
     }
     ShardInbox& inbox = inboxes_[shard];

@@ -77,6 +77,8 @@ void EntitiesWorkload::on_start(std::size_t node, Kernel& kernel, Instant now) {
   const std::string kind = std::string(majority() ? kMajorityKind : kKind);  // before begin() too
   state.region = dynamic_cast<const shard::Region*>(kernel.behavior(shard::region_name(kind)));
   state.owners_from_view = 0;
+  state.missed_seen = 0;  // a new region counts from 0
+  state.missed_by_shard.clear();
   if (state.region == nullptr) {
     fail("SHARD1", n(node) + " started without a region of kind " + kind +
                         " (run this workload with the entities application's actors)");
@@ -203,12 +205,20 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
   Node& state = nodes_[node - 1];
   if (state.region == nullptr) return;
   judge_region_view(node, kernel);
-  // A handoff that went missing anywhere ends every epoch (its state is gone).
-  std::uint64_t missed = 0;
-  for (const Node& other : nodes_) missed += other.region == nullptr ? 0 : handoffs_missed(*other.region);
-  if (missed != missed_seen_) {
-    missed_seen_ = missed;
-    for (std::uint64_t key = 0; key < keys_.size(); ++key) end_epoch(key);
+  // A handoff that went missing (its state may be gone) ends the epochs of
+  // its shard's keys. Only this node's region counted anything since its
+  // last input.
+  const std::uint64_t missed = handoffs_missed(*state.region);
+  if (missed != state.missed_seen) {
+    state.missed_seen = missed;
+    state.missed_by_shard.resize(state.region->kind().shards, 0);
+    for (std::uint64_t key = 0; key < keys_.size(); ++key) {
+      const shard::ShardId shard = key_shards_[key];
+      if (state.region->handoffs_missed(shard) != state.missed_by_shard[shard]) end_epoch(key);
+    }
+    for (shard::ShardId shard = 0; shard < state.missed_by_shard.size(); ++shard) {
+      state.missed_by_shard[shard] = state.region->handoffs_missed(shard);
+    }
   }
   std::set<std::uint64_t> before = std::move(state.hosted);
   state.hosted.clear();
@@ -223,7 +233,7 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
       // Its state handed to another node that has not started it yet (views
       // that disagree named two owners): two copies, as two hosts are.
       const auto flight = in_flight_.find(k);
-      if (flight != in_flight_.end() && flight->second != node) {
+      if (flight != in_flight_.end() && flight->second.to != node) {
         ++split_epochs_;
         end_epoch(k);
       }
@@ -250,7 +260,7 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
     if (state.hosted.contains(key)) continue;
     last_host_[key] = node;
     const std::size_t owner = state.owner_node[key];
-    if (owner != 0) in_flight_[key] = owner == kInvented ? 0 : owner;
+    if (owner != 0) in_flight_[key] = {owner == kInvented ? 0 : owner, node};
   }
   settle_in_flight();
   key_hosts_.assign(keys_.size(), {});
@@ -320,7 +330,9 @@ void EntitiesWorkload::check_leases(std::size_t node) {
 // gone with that node, as the node's own keys are.
 void EntitiesWorkload::settle_in_flight() {
   for (auto it = in_flight_.begin(); it != in_flight_.end();) {
-    if (it->second != 0 && sim_->alive(it->second)) {
+    // Lost with its receiver, or with its sender while still on its way
+    // (held in the sender's buffers by a cut link: seed 1319).
+    if (it->second.to != 0 && sim_->alive(it->second.to) && sim_->alive(it->second.from)) {
       ++it;
       continue;
     }

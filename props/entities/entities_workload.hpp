@@ -14,12 +14,16 @@
 //           current epoch; (c) a read answered in the epoch it was asked in
 //           reports every Add acknowledged in that epoch before it was
 //           asked. An epoch ends when a node that hosted the key, or was
-//           handed its state and has not started it yet, crashes (the count
-//           is gone) or when two live nodes host it at once (a
+//           handed its state and has not started it yet, or handed it and
+//           its receiver has not started it yet (a cut link holds it in the
+//           sender's buffers: seed 1319), crashes (the count is gone) or when two live nodes host it at once (a
 //           split brain, allowed in AP mode between views that disagree:
-//           the copy the merged view drops loses its Adds), when a handoff
-//           goes missing (a region counts a timeout, a refusal, a conflict
-//           or a state it could not send), when a node starts the key while
+//           the copy the merged view drops loses its Adds) or when a node
+//           starts it while its state is on its way to another node (two
+//           views named two owners: two copies again), when a handoff
+//           of its shard goes missing (a region counts a timeout, a
+//           refusal, a conflict or a state it could not send for that
+//           shard: Region::handoffs_missed), when a node starts the key while
 //           its last host is alive but down in that node's view (no
 //           handoff is taken from a member that is down), when a node
 //           starts the key while its state is on its way to another node
@@ -40,8 +44,8 @@
 //           clock drift included: a paused node's lease runs out on its
 //           clock meanwhile). There, a key is hosted on a node that holds
 //           its shard's lease, and an entity stopped when its lease ran
-//           out ends every epoch, as a missed handoff does (its state is
-//           gone by design).
+//           out ends its shard's keys' epochs, as a missed handoff does (its
+//           state is gone by design).
 //   REBALANCE no region places keys by a view its node's kernel has left
 //           for more than a second (placement follows membership: views
 //           that agree place alike, H1), and (the available mode) a key's
@@ -124,6 +128,8 @@ class EntitiesWorkload final : public sim::Workload {
     // region reads a new view: the checks after every input compare these.
     std::vector<std::size_t> owner_node;
     std::uint64_t owners_from_view = 0;  // the region's views_read() they were read at; 0: never
+    std::uint64_t missed_seen = 0;                // its region's handoffs missed, in all, as last seen
+    std::vector<std::uint64_t> missed_by_shard;  // and per shard
   };
   static constexpr std::size_t kInvented = static_cast<std::size_t>(-1);
   struct Key {
@@ -183,13 +189,16 @@ class EntitiesWorkload final : public sim::Workload {
   std::vector<Duration> two_host_windows_, settle_intervals_;
   std::set<std::uint64_t> settled_once_;
   std::map<std::string, std::uint64_t> failed_;  // outcomes and refusals that got no Value
-  std::uint64_t missed_seen_ = 0;  // handoffs missed over every region, as last seen
   std::set<std::tuple<std::uint64_t, std::uint32_t, std::uint64_t>> order_judged_;  // (key, client, seq)
   std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t> sent_epoch_;  // (client, key, seq)
   std::uint64_t order_exempt_ = 0;
   std::uint64_t down_owner_epochs_ = 0;
   std::map<std::uint64_t, std::size_t> last_host_;  // per key, the node that last stopped hosting it
-  std::map<std::uint64_t, std::size_t> in_flight_;  // per key, the node its state was handed to, until it hosts it
+  struct InFlight {
+    std::size_t to = 0;    // the node it was handed to (0: none a process runs)
+    std::size_t from = 0;  // the node that handed it
+  };
+  std::map<std::uint64_t, InFlight> in_flight_;  // per key, its state handed on, until a node hosts it
 };
 
 }  // namespace weft::entities
