@@ -143,6 +143,20 @@ class Region final : public Behavior, public ExportsMetrics {
   // The entity active here for `key`, or nullptr: for the simulator's
   // workloads, which check entities' state; never for actor code.
   const Entity* entity(std::string_view key) const;
+  // Whether the entity active here for `key` began from a handoff's state
+  // rather than fresh.
+  bool restored(std::string_view key) const {
+    const auto it = entities_.find(key);
+    return it != entities_.end() && it->second.restored;
+  }
+  // Whether, since this node last gained `shard`, its region had cause to
+  // await a handoff of it from `member` (the owner its view named before,
+  // or a member newly up or newly live in its view since): for the
+  // simulator's workloads, which tell a wait skipped or cut short from a
+  // copy of the shard no view here could know of (a member whose view
+  // disagreed served it meanwhile). Planted defects that skip the wait do
+  // not change it.
+  bool had_cause_to_await(ShardId shard, const NodeAddress& member) const;
   std::size_t active() const { return entities_.size(); }
   // The owner of `key`'s shard in the view this region last read; none
   // before it read one or with no member up.
@@ -170,7 +184,8 @@ class Region final : public Behavior, public ExportsMetrics {
   struct Active {
     std::unique_ptr<Entity> entity;
     Instant last_message;
-    bool served = false;  // given a message here (not only restored from a handoff)
+    bool served = false;    // given a message here (not only restored from a handoff)
+    bool restored = false;  // began here from a handoff's state
   };
   using Entities = std::map<std::string, Active, std::less<>>;
 
@@ -262,6 +277,12 @@ class Region final : public Behavior, public ExportsMetrics {
   // it hands it over (a HandoffDone) to the next owner a view names.
   std::vector<bool> responsible_;
   std::vector<std::uint64_t> next_number_;  // per shard, the next number this region stamps
+  // had_cause_to_await: per shard, views_read_ when this node gained it and
+  // the owner named before; per member, views_read_ when it was last newly
+  // up or live here.
+  std::vector<std::uint64_t> gained_at_;
+  std::vector<std::optional<NodeAddress>> named_before_;
+  std::map<NodeAddress, std::uint64_t> seen_at_;
   Entities entities_;
   std::map<ShardId, ShardInbox> inboxes_;
   std::map<AskId, std::string> entity_asks_;  // asks entities made, to route their completions

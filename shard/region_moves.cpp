@@ -181,6 +181,14 @@ void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly
 // member with nothing to hand over lasts a round trip.
 void Region::await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before,
                           const std::set<NodeAddress>& newly_seen) {
+  gained_at_.resize(kind_.shards, 0);
+  named_before_.resize(kind_.shards);
+  for (ShardId shard = 0; shard < kind_.shards; ++shard) {
+    if (owners_[shard] != self_ || before[shard] == self_) continue;
+    gained_at_[shard] = views_read_;
+    named_before_[shard] = before[shard];
+  }
+  for (const NodeAddress& member : newly_seen) seen_at_[member] = views_read_;
   if (kind_.mutations.no_handoff_wait) return;
   const Instant until = context.now() + kind_.handoff_timeout;
   std::vector<NodeAddress> live_newly_seen;
@@ -267,7 +275,7 @@ void Region::on_handoff_entity(Context& context, const Delivery& message) {
   std::unique_ptr<Entity> entity = kind_.make(part->key);
   if (entity == nullptr) return refuse(context, message, Refusal::no_entity);
   entity->take_over(part->state);
-  entities_.emplace(std::string(part->key), Active{std::move(entity), context.now()});
+  entities_.emplace(std::string(part->key), Active{std::move(entity), context.now(), false, true});
   want_votes(context);
   ++counters_.handed_in;
   if (exported_.handed_in != nullptr) exported_.handed_in->add();
@@ -346,6 +354,13 @@ void Region::forget_handed(Instant now) {
     const ShardId shard = entry.first.second;
     return entry.second.until <= now || (shard < owners_.size() && owners_[shard] == self_);
   });
+}
+
+bool Region::had_cause_to_await(ShardId shard, const NodeAddress& member) const {
+  if (shard >= gained_at_.size() || owners_[shard] != self_) return false;
+  if (named_before_[shard] == member) return true;
+  const auto seen = seen_at_.find(member);
+  return seen != seen_at_.end() && seen->second >= gained_at_[shard];
 }
 
 bool Region::awaits(const NodeAddress& from, ShardId shard) const {

@@ -28,7 +28,8 @@
 //           handoff is taken from a member that is down), when a node
 //           starts the key while its state is on its way to another node
 //           (views that disagree named two owners: two copies, as two
-//           hosts are), or when a view places the key on
+//           hosts are) or, fresh, while it is on its way to that node from
+//           one its region had no cause to await (seed 731), or when a view places the key on
 //           a member no process runs (an invented member taken up, in
 //           hostile seeds: the state sent there is gone); an Add counts for
 //           the epoch it was asked in;
