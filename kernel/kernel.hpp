@@ -419,7 +419,9 @@ class Kernel {
 
   // kernel_actors.cpp: local delivery, remote sends, asks, dispatch
   // `slot_hint`: the target ref's local_slot, trusted only once checked.
-  SendResult send_user(const wire::Envelope& envelope, std::uint32_t slot_hint = ActorRef::kNoSlot);
+  // `urgent`: queued with the link's control frames (Context::tell_urgent).
+  SendResult send_user(const wire::Envelope& envelope, std::uint32_t slot_hint = ActorRef::kNoSlot,
+                       bool urgent = false);
   SendResult deliver_local(std::string_view actor, const Delivery& delivery,
                            std::uint32_t slot_hint = ActorRef::kNoSlot);
   std::uint32_t spawned_slot(const ActorRef& target) const;

@@ -78,6 +78,15 @@ class Kernel::ActorContext final : public Context {
     return kernel_.send_user(envelope);
   }
 
+  SendResult tell_urgent(const ActorRef& target, std::uint32_t type_tag,
+                         std::span<const std::uint8_t> body) override {
+    if (kernel_.spawned_slot(target) != ActorRef::kNoSlot) return tell(target, type_tag, body);
+    const ActorRef& sender = self();
+    wire::Envelope envelope{wire::MessageKind::tell, wire::ActorRefView::of(target), wire::ActorRefView::of(sender),
+                            0, type_tag, body};
+    return kernel_.send_user(envelope, ActorRef::kNoSlot, true);
+  }
+
   AskId ask(const ActorRef& target, std::uint32_t type_tag, std::span<const std::uint8_t> body,
             Duration timeout) override {
     return kernel_.start_ask(Asker{actor_}, wire::ActorRefView::of(self()), target, type_tag, body,
@@ -199,7 +208,7 @@ void Kernel::dead_letter(DeadLetterReason reason, const ActorRef& target, std::u
   events_.push_back(DeadLetter{reason, target, type_tag});
 }
 
-SendResult Kernel::send_user(const wire::Envelope& envelope, std::uint32_t slot_hint) {
+SendResult Kernel::send_user(const wire::Envelope& envelope, std::uint32_t slot_hint, bool urgent) {
   // A malformed ref is the caller's mistake, reported, never a crash.
   const wire::ActorRefView& t = envelope.target;
   if (t.name.empty() || t.name.size() > wire::kMaxActorNameBytes || t.node.host.empty() ||
@@ -248,10 +257,16 @@ SendResult Kernel::send_user(const wire::Envelope& envelope, std::uint32_t slot_
     }
   }
   Outbound& out = outbound(address);
-  if (out.user_queued() + wire::kFrameHeaderBytes + payload_bytes > config_.max_outbound_user_bytes &&
-      !config_.mutations.outbound_unbounded) {
+  const std::size_t queued = urgent ? out.control.size() : out.user_queued();
+  const std::size_t bound = urgent ? Context::kMaxUrgentBytes : config_.max_outbound_user_bytes;
+  if (queued + wire::kFrameHeaderBytes + payload_bytes > bound && !config_.mutations.outbound_unbounded) {
     dead_letter(DeadLetterReason::outbound_full, envelope.target.to_owned(), envelope.type_tag);
     return SendResult::outbound_full;
+  }
+  if (urgent) {
+    wire::append_encoded_frame(out.control, envelope, payload_bytes);
+    ++counters_.frames_out;
+    return SendResult::sent;
   }
   wire::append_encoded_frame(out.user, envelope, payload_bytes);
   ++out.user_frames;

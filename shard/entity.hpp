@@ -83,6 +83,10 @@ struct RegionMutations {
   // handed on as any other: its source's numbering went with that life, so
   // it counts as a new source's first, after what its sender sent since.
   bool keep_stale = false;
+  // Majority mode: vote requests, votes and releases go as plain tells,
+  // queued behind whatever user messages wait for the same link: under a
+  // flood no vote comes back while its lease would still run.
+  bool votes_behind_user = false;
 };
 
 // What a partition does to a kind's entities (docs/sharding.md, "Split

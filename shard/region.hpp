@@ -238,6 +238,8 @@ class Region final : public Behavior, public ExportsMetrics {
   void keep_unleased(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
   void ask_votes(Context& context);
   void want_votes(Context& context);
+  SendResult send_lease_message(Context& context, const ActorRef& to, std::uint32_t tag,
+                                std::span<const std::uint8_t> body);
   void on_vote_request(Context& context, const Delivery& message);
   void on_vote(Context& context, const Delivery& message);
   void on_release(Context& context, const Delivery& message);

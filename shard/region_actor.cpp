@@ -25,6 +25,7 @@ ActorKind region_actor(EntityKind kind) {
                          m.done_ends_every_wait || start.planted_defect("shard_done_ends_every_wait");
                      m.no_resend = m.no_resend || start.planted_defect("shard_no_resend");
                      m.keep_stale = m.keep_stale || start.planted_defect("shard_keep_stale");
+                     m.votes_behind_user = m.votes_behind_user || start.planted_defect("shard_votes_behind_user");
                      MajorityOptions& majority = planted.majority;
                      if (planted.consistency == Consistency::majority && majority.voters.empty()) {
                        majority.voters.assign(start.seeds.begin(), start.seeds.end());
@@ -52,7 +53,11 @@ std::vector<PlantedDefect> region_defects() {
       {.name = "shard_keep_stale",
        .property = "ORDER",
        .branch = "in one epoch",
-       .scenario_only = "entities_every_life_restarts.scenario"},
+       .scenario_only = "entities_stale_lives.scenario"},
+      {.name = "shard_votes_behind_user",
+       .property = "COUNTER",
+       .branch = "no Add was acknowledged",
+       .scenario_only = "entities_flooded_votes.scenario"},
       {.name = "shard_endless_wait",
        .property = "REBALANCE",
        .branch = "after the last fault",

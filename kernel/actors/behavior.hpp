@@ -84,6 +84,18 @@ class Context {
   virtual Instant now() const = 0;
   virtual SendResult tell(const ActorRef& target, std::uint32_t type_tag,
                           std::span<const std::uint8_t> body) = 0;
+  // tell(), sent ahead of the user messages already queued for the
+  // target's node: the frame joins the link's control queue (heartbeats,
+  // gossip), so a flood of user messages does not hold it back; it may
+  // overtake them, and it is not counted among a lost link's frames. For a
+  // layer's own small, rate-limited coordination (the sharding majority
+  // mode's votes, shard/region.hpp); at most kMaxUrgentBytes queued per
+  // link, past which outbound_full. A local target: as tell().
+  static constexpr std::size_t kMaxUrgentBytes = 64 * 1024;
+  virtual SendResult tell_urgent(const ActorRef& target, std::uint32_t type_tag,
+                                 std::span<const std::uint8_t> body) {
+    return tell(target, type_tag, body);
+  }
   // Returns the ask's id; the completion arrives as a delivery.
   virtual AskId ask(const ActorRef& target, std::uint32_t type_tag,
                     std::span<const std::uint8_t> body, Duration timeout) = 0;

@@ -3,9 +3,12 @@
 // a message's kind, sender and correlation id, so the final target answers
 // the asker directly, and an ask kept is answered later with reply_to;
 // watchers hear of membership changes from their spawn, coalesced; timers
-// fire once, in order, and re-arming or cancelling a tag replaces it.
+// fire once, in order, and re-arming or cancelling a tag replaces it; an
+// urgent tell goes ahead of the user messages queued for its link, within
+// its own bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -189,6 +192,70 @@ TEST(ActorServices, WatchersHearMembershipChangesCoalesced) {
   const auto status = h.status_seen_by(1, 3);
   ASSERT_TRUE(status.has_value());
   EXPECT_GE(*status, MemberStatus::down);
+}
+
+// On any tell: `plain` tells of 1 KiB tagged 1 to `target`, then `urgent`
+// urgent ones tagged 2, recording what each send returned.
+class Burst final : public Behavior {
+ public:
+  Burst(ActorRef target, int plain, int urgent, std::shared_ptr<std::vector<SendResult>> results)
+      : target_(std::move(target)), plain_(plain), urgent_(urgent), results_(std::move(results)) {}
+  void receive(Context& context, const Delivery& m) override {
+    if (m.kind != DeliveryKind::tell) return;
+    const std::vector<std::uint8_t> body(1024, 0x5a);
+    for (int i = 0; i < plain_; ++i) results_->push_back(context.tell(target_, 1, body));
+    for (int i = 0; i < urgent_; ++i) results_->push_back(context.tell_urgent(target_, 2, body));
+  }
+
+ private:
+  ActorRef target_;
+  int plain_;
+  int urgent_;
+  std::shared_ptr<std::vector<SendResult>> results_;
+};
+
+// Records the tags it is told, in order.
+class Tags final : public Behavior {
+ public:
+  explicit Tags(std::shared_ptr<std::vector<std::uint32_t>> tags) : tags_(std::move(tags)) {}
+  void receive(Context&, const Delivery& m) override { tags_->push_back(m.type_tag); }
+
+ private:
+  std::shared_ptr<std::vector<std::uint32_t>> tags_;
+};
+
+TEST(ActorServices, AnUrgentTellGoesAheadOfTheUserMessagesQueuedForItsLink) {
+  Harness h(2);
+  h.advance(Duration::seconds(3));
+  auto tags = std::make_shared<std::vector<std::uint32_t>>();
+  auto results = std::make_shared<std::vector<SendResult>>();
+  const ActorRef sink = h.node(2).spawn(h.now(), "sink", std::make_unique<Tags>(tags));
+  const ActorRef burst = h.node(1).spawn(h.now(), "burst", std::make_unique<Burst>(sink, 100, 1, results));
+  h.node(1).tell(h.now(), burst, 0, {});
+  h.advance(Duration::seconds(1));
+  ASSERT_EQ(results->size(), 101u);
+  for (const SendResult r : *results) ASSERT_EQ(r, SendResult::sent);
+  ASSERT_EQ(tags->size(), 101u);
+  EXPECT_EQ(tags->front(), 2u) << "queued behind 100 KiB of user messages, it went first";
+  EXPECT_EQ(std::count(tags->begin(), tags->end(), 1u), 100);
+}
+
+TEST(ActorServices, UrgentTellsPastTheirBoundAreRefusedOutboundFull) {
+  Harness h(2);
+  h.advance(Duration::seconds(3));
+  auto tags = std::make_shared<std::vector<std::uint32_t>>();
+  auto results = std::make_shared<std::vector<SendResult>>();
+  const ActorRef sink = h.node(2).spawn(h.now(), "sink", std::make_unique<Tags>(tags));
+  // 80 KiB asked of a 64 KiB bound, in one turn (nothing is written meanwhile).
+  const ActorRef burst = h.node(1).spawn(h.now(), "burst", std::make_unique<Burst>(sink, 0, 80, results));
+  h.node(1).tell(h.now(), burst, 0, {});
+  h.advance(Duration::seconds(1));
+  ASSERT_EQ(results->size(), 80u);
+  const auto sent = static_cast<std::size_t>(std::count(results->begin(), results->end(), SendResult::sent));
+  EXPECT_GT(sent, 50u);
+  EXPECT_LT(sent, 64u);  // each frame is 1 KiB of body and its header
+  for (std::size_t i = sent; i < results->size(); ++i) EXPECT_EQ((*results)[i], SendResult::outbound_full) << i;
+  EXPECT_EQ(tags->size(), sent) << "what was refused was not sent";
 }
 
 }  // namespace
