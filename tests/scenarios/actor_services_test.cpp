@@ -224,38 +224,45 @@ class Tags final : public Behavior {
   std::shared_ptr<std::vector<std::uint32_t>> tags_;
 };
 
-TEST(ActorServices, AnUrgentTellGoesAheadOfTheUserMessagesQueuedForItsLink) {
+// Two nodes; a Burst on node 1 told once sends `plain` then `urgent`
+// tells to a Tags on node 2; a second later, what each send returned and
+// the tags node 2 got, in order.
+struct BurstSeen {
+  std::vector<SendResult> results;
+  std::vector<std::uint32_t> tags;
+};
+BurstSeen burst_once(int plain, int urgent) {
   Harness h(2);
   h.advance(Duration::seconds(3));
   auto tags = std::make_shared<std::vector<std::uint32_t>>();
   auto results = std::make_shared<std::vector<SendResult>>();
   const ActorRef sink = h.node(2).spawn(h.now(), "sink", std::make_unique<Tags>(tags));
-  const ActorRef burst = h.node(1).spawn(h.now(), "burst", std::make_unique<Burst>(sink, 100, 1, results));
+  const ActorRef burst = h.node(1).spawn(h.now(), "burst", std::make_unique<Burst>(sink, plain, urgent, results));
   h.node(1).tell(h.now(), burst, 0, {});
   h.advance(Duration::seconds(1));
-  ASSERT_EQ(results->size(), 101u);
-  for (const SendResult r : *results) ASSERT_EQ(r, SendResult::sent);
-  ASSERT_EQ(tags->size(), 101u);
-  EXPECT_EQ(tags->front(), 2u) << "queued behind 100 KiB of user messages, it went first";
-  EXPECT_EQ(std::count(tags->begin(), tags->end(), 1u), 100);
+  return {*results, *tags};
+}
+
+TEST(ActorServices, AnUrgentTellGoesAheadOfTheUserMessagesQueuedForItsLink) {
+  const BurstSeen seen = burst_once(100, 1);
+  ASSERT_EQ(seen.results.size(), 101u);
+  for (const SendResult r : seen.results) ASSERT_EQ(r, SendResult::sent);
+  ASSERT_EQ(seen.tags.size(), 101u);
+  EXPECT_EQ(seen.tags.front(), 2u) << "queued behind 100 KiB of user messages, it went first";
+  EXPECT_EQ(std::count(seen.tags.begin(), seen.tags.end(), 1u), 100);
 }
 
 TEST(ActorServices, UrgentTellsPastTheirBoundAreRefusedOutboundFull) {
-  Harness h(2);
-  h.advance(Duration::seconds(3));
-  auto tags = std::make_shared<std::vector<std::uint32_t>>();
-  auto results = std::make_shared<std::vector<SendResult>>();
-  const ActorRef sink = h.node(2).spawn(h.now(), "sink", std::make_unique<Tags>(tags));
   // 80 KiB asked of a 64 KiB bound, in one turn (nothing is written meanwhile).
-  const ActorRef burst = h.node(1).spawn(h.now(), "burst", std::make_unique<Burst>(sink, 0, 80, results));
-  h.node(1).tell(h.now(), burst, 0, {});
-  h.advance(Duration::seconds(1));
-  ASSERT_EQ(results->size(), 80u);
-  const auto sent = static_cast<std::size_t>(std::count(results->begin(), results->end(), SendResult::sent));
+  const BurstSeen seen = burst_once(0, 80);
+  ASSERT_EQ(seen.results.size(), 80u);
+  const auto sent = static_cast<std::size_t>(std::count(seen.results.begin(), seen.results.end(), SendResult::sent));
   EXPECT_GT(sent, 50u);
   EXPECT_LT(sent, 64u);  // each frame is 1 KiB of body and its header
-  for (std::size_t i = sent; i < results->size(); ++i) EXPECT_EQ((*results)[i], SendResult::outbound_full) << i;
-  EXPECT_EQ(tags->size(), sent) << "what was refused was not sent";
+  for (std::size_t i = sent; i < seen.results.size(); ++i) {
+    EXPECT_EQ(seen.results[i], SendResult::outbound_full) << i;
+  }
+  EXPECT_EQ(seen.tags.size(), sent) << "what was refused was not sent";
 }
 
 }  // namespace
