@@ -122,12 +122,12 @@ class TwoNodes {
   const weft::shard::Region& owner_region() const { return *regions_[1]; }
   bool joined() const { return both_up(0) && both_up(1); }
   // The first `count` keys whose owner is the second node.
-  std::vector<weft::shard::EntityRef> remote_keys(int count) const {
-    std::vector<weft::shard::EntityRef> refs;
-    for (int k = 0; static_cast<int>(refs.size()) < count && k < 1'000'000; ++k) {
-      if (regions_[0]->owner(order_key(k)) == kernels_[1]->self().address) refs.push_back({"order", order_key(k)});
+  std::vector<std::string> remote_keys(int count) const {
+    std::vector<std::string> keys;
+    for (int k = 0; static_cast<int>(keys.size()) < count && k < 1'000'000; ++k) {
+      if (regions_[0]->owner(order_key(k)) == kernels_[1]->self().address) keys.push_back(order_key(k));
     }
-    return refs;
+    return keys;
   }
   // Both kernels handle what is due, and every byte written reaches the
   // other side, until nothing moves.
@@ -182,17 +182,21 @@ class TwoNodes {
 void direct_tell(benchmark::State& state) { weft::bench::local_tells(state, 1, body64()); }
 BENCHMARK(direct_tell);
 
-// The same tells to 1024 active entities by (kind, key) through the region:
-// entity_tell's ratio against direct_tell is the cost of routing (goal >= 0.8).
-void entity_tell(benchmark::State& state) {
+// The same tells to 1024 active entities by key through the region, sent
+// through an Entities handle of the kind (its region's ref built once):
+// entity_tell's ratio against direct_tell is the cost of routing (goal
+// >= 0.8). entity_tell_by_ref sends each by an EntityRef (kind and key per
+// message, the region's ref built per tell), for what the handle saves.
+template <class Send>
+void one_node_tells(benchmark::State& state, Send&& send) {
   OneNode node(Duration::seconds(3600));
-  std::vector<weft::shard::EntityRef> refs;
-  for (int k = 0; k < kTellBatch; ++k) refs.push_back({"order", order_key(k)});
+  std::vector<std::string> keys;
+  for (int k = 0; k < kTellBatch; ++k) keys.push_back(order_key(k));
   node.tell_keys(0, kTellBatch);  // every entity active before timing
   node.received = 0;
   weft::bench::AllocationScope allocations(state);
   for (auto _ : state) {
-    for (const auto& ref : refs) (void)weft::shard::tell(node.kernel, node.now, ref, 1, body64());
+    for (const auto& key : keys) (void)send(node, key);
     node.kernel.handle_tick(node.now);
   }
   allocations.report(kTellBatch);
@@ -202,7 +206,21 @@ void entity_tell(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kTellBatch);
 }
+
+void entity_tell(benchmark::State& state) {
+  const weft::shard::Entities orders(local_config().self, "order");  // OneNode's address
+  one_node_tells(state, [&](OneNode& node, const std::string& key) {
+    return orders.tell(node.kernel, node.now, key, 1, body64());
+  });
+}
 BENCHMARK(entity_tell);
+
+void entity_tell_by_ref(benchmark::State& state) {
+  one_node_tells(state, [](OneNode& node, const std::string& key) {
+    return weft::shard::tell(node.kernel, node.now, {"order", key}, 1, body64());
+  });
+}
+BENCHMARK(entity_tell_by_ref);
 
 // Per iteration: `send(batch)` from the first node, then every byte carried
 // and dispatched; a message lost fails the run.
@@ -247,11 +265,12 @@ void entity_tell_remote(benchmark::State& state) {
     state.SkipWithError("the two nodes did not join");
     return;
   }
-  const std::vector<weft::shard::EntityRef> refs = nodes.remote_keys(batch);
-  for (const auto& ref : refs) (void)weft::shard::tell(nodes.sender(), nodes.now, ref, 1, body64());
+  const std::vector<std::string> keys = nodes.remote_keys(batch);
+  const weft::shard::Entities orders(nodes.sender().self().address, "order");
+  for (const auto& key : keys) (void)orders.tell(nodes.sender(), nodes.now, key, 1, body64());
   nodes.tick();  // every entity active before timing
   remote_batches(state, nodes, batch, [&] {
-    for (const auto& ref : refs) (void)weft::shard::tell(nodes.sender(), nodes.now, ref, 1, body64());
+    for (const auto& key : keys) (void)orders.tell(nodes.sender(), nodes.now, key, 1, body64());
   });
   if (nodes.owner_region().counters().activated != static_cast<std::uint64_t>(batch)) {
     state.SkipWithError("entities restarted, or not all on the second node");

@@ -326,7 +326,7 @@ void Region::deliver(Context& context, const Delivery& message, const EntityMess
   if (it == entities_.end()) {
     std::unique_ptr<Entity> entity = kind_.make(inner.key);
     if (entity == nullptr) return refuse(context, message, Refusal::no_entity);
-    it = entities_.emplace(std::string(inner.key), Active{std::move(entity), context.now()}).first;
+    it = entities_.emplace(inner.key, Active{std::move(entity), context.now()}).first;
     bump(counters_.activated, exported_.activated);
   }
   it->second.last_message = context.now();

@@ -76,6 +76,7 @@
 #include "kernel/actors/behavior.hpp"
 #include "kernel/actors/mailbox.hpp"
 #include "shard/entity.hpp"
+#include "shard/entity_table.hpp"
 #include "shard/envelope.hpp"
 #include "shard/handoff_wire.hpp"
 #include "shard/placement.hpp"
@@ -187,7 +188,7 @@ class Region final : public Behavior, public ExportsMetrics {
     bool served = false;    // given a message here (not only restored from a handoff)
     bool restored = false;  // began here from a handoff's state
   };
-  using Entities = std::map<std::string, Active, std::less<>>;
+  using Entities = EntityTable<Active>;
 
   // region.cpp: routing, delivery, refusals, timers
   void on_entity_message(Context& context, const Delivery& message);

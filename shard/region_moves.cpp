@@ -275,7 +275,7 @@ void Region::on_handoff_entity(Context& context, const Delivery& message) {
   std::unique_ptr<Entity> entity = kind_.make(part->key);
   if (entity == nullptr) return refuse(context, message, Refusal::no_entity);
   entity->take_over(part->state);
-  entities_.emplace(std::string(part->key), Active{std::move(entity), context.now(), false, true});
+  entities_.emplace(part->key, Active{std::move(entity), context.now(), false, true});
   want_votes(context);
   ++counters_.handed_in;
   if (exported_.handed_in != nullptr) exported_.handed_in->add();

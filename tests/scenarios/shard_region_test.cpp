@@ -116,10 +116,16 @@ std::string key(int i) { return "k" + std::to_string(i); }
 TEST(ShardRegion, AnEntityAskedFromAnyNodeIsHostedOnceByItsOwner) {
   Cluster c(3);
   std::map<AskId, std::pair<std::size_t, std::string>> asked;  // id -> (asking node, key)
+  // The first round names each entity by an EntityRef, the second by key
+  // through the asking node's Entities handle of the kind: the same route.
   for (int round = 0; round < 2; ++round) {
     for (int k = 0; k < 30; ++k) {
       const std::size_t from = 1 + static_cast<std::size_t>(k % 3);
-      const AskId id = shard::ask(c.h.node(from), c.h.now(), EntityRef{"tally", key(k)}, kAdd, {}, Duration::seconds(2));
+      const shard::Entities tallies(c.h.address(from), "tally");
+      const AskId id = round == 0
+                           ? shard::ask(c.h.node(from), c.h.now(), EntityRef{"tally", key(k)}, kAdd, {},
+                                        Duration::seconds(2))
+                           : tallies.ask(c.h.node(from), c.h.now(), key(k), kAdd, {}, Duration::seconds(2));
       asked.emplace(id * 8 + from, std::pair{from, key(k)});
     }
     c.h.advance(Duration::milliseconds(500));
