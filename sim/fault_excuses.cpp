@@ -47,7 +47,8 @@ bool FaultExcuses::witnessed(std::size_t a, std::size_t b) const {
 void FaultExcuses::on_fault(const Fault& f, Instant now) {
   switch (f.kind) {
     case Fault::Kind::crash:
-    case Fault::Kind::lose: node_[f.nodes[0]].active = true; break;
+    case Fault::Kind::lose:
+    case Fault::Kind::leave: node_[f.nodes[0]].active = true; break;  // a leaver's process ends soon
     case Fault::Kind::restart:
       node_[f.nodes[0]].end(now, grace_);
       pause_end_[f.nodes[0]] = std::min(pause_end_[f.nodes[0]], now);  // a new process is not paused

@@ -36,6 +36,7 @@ class OngoingFaults {
       // too light to disturb anything.
       case Fault::Kind::crash:
       case Fault::Kind::lose:
+      case Fault::Kind::leave:
       case Fault::Kind::restart:
       case Fault::Kind::asks:
       case Fault::Kind::truncate:

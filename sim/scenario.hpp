@@ -42,6 +42,10 @@ struct Fault {
     corrupt,      // the next write nodes[0] -> nodes[1] claims a 4 GiB frame:
                   // the reader must close that link, and only it
     rogue,        // a peer that is no node dials nodes[0] and sends `rogue`
+    // nodes[0] leaves gracefully (Kernel::leave: leaving, exiting, removed)
+    // and its process exits once its kernel has shut down, as weftd does
+    // (Simulator::leave). Scenario files only: no generated seed draws it.
+    leave,
   };
   // What a rogue peer sends (W3: refused with a counted reason, or its
   // records refused, and no honest view harmed).

@@ -47,7 +47,8 @@ Scenario finish_schedule(Scenario s, std::size_t nodes) {
   std::vector<Fault> kept;
   kept.reserve(s.faults.size());
   for (Fault& f : s.faults) {
-    if ((f.kind == Fault::Kind::crash || f.kind == Fault::Kind::lose) && alive[f.nodes[0]]) {
+    const bool ends = f.kind == Fault::Kind::crash || f.kind == Fault::Kind::lose || f.kind == Fault::Kind::leave;
+    if (ends && alive[f.nodes[0]]) {
       if (live == 1) continue;
       alive[f.nodes[0]] = false;
       --live;

@@ -320,6 +320,7 @@ void ScenarioRun::apply(const Fault& f) {
   switch (f.kind) {
     case Fault::Kind::crash:
     case Fault::Kind::lose: apply_death(f); break;
+    case Fault::Kind::leave: (void)sim_.leave(f.nodes[0]); break;
     case Fault::Kind::restart:
       if (!sim_.alive(f.nodes[0])) boot_.on_restart(f.nodes[0], sim_.now());
       sim_.restart(f.nodes[0], f.fresh);

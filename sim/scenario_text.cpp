@@ -224,6 +224,7 @@ std::string Scenario::to_text() const {
     switch (f.kind) {
       case Fault::Kind::crash: text += "crash " + node_text(f.nodes[0]); break;
       case Fault::Kind::lose: text += "lose " + node_text(f.nodes[0]); break;
+      case Fault::Kind::leave: text += "leave " + node_text(f.nodes[0]); break;
       case Fault::Kind::restart: text += "restart " + node_text(f.nodes[0]) + (f.fresh ? " fresh" : ""); break;
       case Fault::Kind::pause: text += "pause " + node_text(f.nodes[0]) + " for " + ms_text(f.length); break;
       case Fault::Kind::cut: text += "cut " + node_text(f.nodes[0]) + " " + node_text(f.nodes[1]); break;
@@ -267,7 +268,7 @@ constexpr std::string_view kHeaderForm = "seed <n> nodes <n> chaos <time> heal <
 constexpr std::string_view kNetworkForm =
     "network floor <time> tail <time> chunks <n> bandwidth <bytes/s> window <bytes>";
 constexpr std::string_view kFaultNames =
-    "crash, lose, restart, pause, cut, partition, flap, heal, spike, flood, asks, truncate, corrupt, rogue";
+    "crash, lose, leave, restart, pause, cut, partition, flap, heal, spike, flood, asks, truncate, corrupt, rogue";
 constexpr Fault::Rogue kRogues[] = {Fault::Rogue::garbage,        Fault::Rogue::wrong_cluster,
                                     Fault::Rogue::stale_incarnation, Fault::Rogue::implausible_incarnation,
                                     Fault::Rogue::forged_row,     Fault::Rogue::wrong_key,
@@ -574,7 +575,10 @@ bool parse_network(LineReader& r, NetworkModel& n) {
 
 bool parse_death(LineReader& r, Fault& f, std::string_view kind) {
   r.form = "at <time> " + std::string(kind) + (kind == "restart" ? " nN [fresh]" : " nN");
-  f.kind = kind == "crash" ? Fault::Kind::crash : kind == "lose" ? Fault::Kind::lose : Fault::Kind::restart;
+  f.kind = kind == "crash"   ? Fault::Kind::crash
+           : kind == "lose"  ? Fault::Kind::lose
+           : kind == "leave" ? Fault::Kind::leave
+                             : Fault::Kind::restart;
   if (!r.node_into(f.nodes)) return false;
   if (f.kind == Fault::Kind::restart && r.peek() == "fresh") {
     r.take();
@@ -678,7 +682,7 @@ bool parse_rogue(LineReader& r, Fault& f) {
 // a rate must be > 0.
 bool parse_fault(LineReader& r, Fault& f) {
   const std::string_view kind = r.take();
-  if (kind == "crash" || kind == "lose" || kind == "restart") return parse_death(r, f, kind);
+  if (kind == "crash" || kind == "lose" || kind == "leave" || kind == "restart") return parse_death(r, f, kind);
   if (kind == "pause") return parse_pause(r, f);
   if (kind == "cut") return parse_cut(r, f);
   if (kind == "partition") return parse_partition(r, f);

@@ -18,6 +18,7 @@ struct Simulator::Node {
   std::uint64_t life = 0;             // bumped on crash and restart: stale events see it
   Instant paused_until;
   bool host_lost = false;             // lose_host(): silent until restarted
+  bool exits_on_shutdown = false;     // leave(): the process ends with its kernel
   std::int64_t clock_ppm = 0;         // drift of this node's clock
   bool tick_pending = false;
   Instant tick_at;
@@ -517,12 +518,22 @@ void Simulator::drain(std::size_t node) {
     Connection* c = find_connection(id);
     if (c != nullptr && c->open && c->established) transmit(id, *c, c->dialer == node, request.bytes);
   };
+  bool exits = false;
   const auto on_event = [&](Event&& event) {
     trace_kernel_event(node, event);
     if (options_.on_event) options_.on_event(node, event);
+    exits = exits || (n.exits_on_shutdown && std::holds_alternative<ShutdownEvent>(event));
     return n.kernel != nullptr;  // false: the workload crashed it
   };
-  if (!weft::drain(k, on_command, on_transmit, on_event)) return;
+  const bool running = weft::drain(k, on_command, on_transmit, on_event);
+  if (exits && n.kernel) {
+    // Left: the process exits after writing what its last drain sent, as
+    // weftd does on its ShutdownEvent. Its connections close as in a crash.
+    stop(node, "EXIT (left)");
+    close_connections_of(node);
+    return;
+  }
+  if (!running) return;
   schedule_tick(node);
 }
 
@@ -704,6 +715,7 @@ void Simulator::stop(std::size_t node, const char* what) {
   n.kernel.reset();
   ++n.life;
   n.tick_pending = false;
+  n.exits_on_shutdown = false;
 }
 
 void Simulator::close_connections_of(std::size_t node) {
@@ -717,6 +729,17 @@ void Simulator::crash(std::size_t node) {
   if (!nodes_[node - 1]->kernel) return;
   stop(node, "CRASH");
   close_connections_of(node);
+}
+
+bool Simulator::leave(std::size_t node) {
+  Node& n = *nodes_[node - 1];
+  if (!n.kernel || n.kernel->is_shut_down() || now_ < n.paused_until) {
+    trace(node, "LEAVE not asked (not running)", true);
+    return false;
+  }
+  trace(node, "LEAVE", true);
+  n.exits_on_shutdown = true;
+  return command(node, [](Kernel& kernel, Instant now) { kernel.leave(now); });
 }
 
 void Simulator::lose_host(std::size_t node) {

@@ -128,6 +128,11 @@ class Simulator {
   // writes stall once the window fills) and dials to it get no answer.
   // A restart reboots it: its old connections are then reset.
   void lose_host(std::size_t node);
+  // The node leaves gracefully (Kernel::leave) and its process exits once
+  // its kernel reports the ShutdownEvent: its connections then close as in
+  // a crash, and restart() may start it again. False, and nothing asked, if
+  // the node is crashed, shut down or paused.
+  bool leave(std::size_t node);
   // A crashed (or lost) node starts again, in a life above every one it
   // reached; `fresh`, above only the lives earlier starts drew, as a
   // process whose incarnation is its start time (below a life it took to

@@ -636,6 +636,7 @@ void TrustBoundary::on_fault(const Fault& f, Instant now) {
     case Fault::Kind::pause: disturbed_until_ = std::max(disturbed_until_, now + f.length); break;
     case Fault::Kind::crash:
     case Fault::Kind::lose:
+    case Fault::Kind::leave:
     case Fault::Kind::restart: break;  // an instant, but the survivors' views move with it
     case Fault::Kind::flood:
     case Fault::Kind::asks:

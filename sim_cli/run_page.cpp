@@ -34,6 +34,7 @@ std::string_view kind_name(Fault::Kind kind) {
   switch (kind) {
     case Fault::Kind::crash: return "crash";
     case Fault::Kind::lose: return "lose";
+    case Fault::Kind::leave: return "leave";
     case Fault::Kind::restart: return "restart";
     case Fault::Kind::pause: return "pause";
     case Fault::Kind::cut: return "cut";
@@ -98,7 +99,8 @@ void write_faults(JsonWriter& j, const sim::Scenario& scenario, Duration end) {
     bool instant = false;
     switch (f.kind) {
       case Fault::Kind::crash:
-      case Fault::Kind::lose: {
+      case Fault::Kind::lose:
+      case Fault::Kind::leave: {
         to = end;
         for (std::size_t k = i + 1; k < faults.size(); ++k) {
           if (faults[k].kind == Fault::Kind::restart && faults[k].nodes[0] == f.nodes[0]) {

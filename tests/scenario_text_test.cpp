@@ -46,6 +46,7 @@ Scenario everything() {
   s.faults.push_back(fault(Fault::Kind::restart, ms(1'500), {1}));
   s.faults.push_back(fault(Fault::Kind::lose, ms(1'600), {2}));
   s.faults.push_back(fault(Fault::Kind::restart, ms(1'700), {2}));
+  s.faults.push_back(fault(Fault::Kind::leave, ms(1'800), {3}));
   Fault pause = fault(Fault::Kind::pause, ms(2'000), {7});
   pause.length = ms(3'250);
   s.faults.push_back(pause);
@@ -112,6 +113,7 @@ TEST(ScenarioText, EveryFaultKindMutationAndMarkRoundTrips) {
   EXPECT_NE(text.find("require early_crash_suspicion\n"), std::string::npos);
   EXPECT_NE(text.find("idle-links 3.250s\n"), std::string::npos);
   EXPECT_NE(text.find("tombstone-ttl 8.500s\n"), std::string::npos);
+  EXPECT_NE(text.find("at 1.800s leave n3\n"), std::string::npos);
   EXPECT_NE(text.find("at 4.001s cut n3 -> n2\n"), std::string::npos);
   EXPECT_NE(text.find("at 5.000s partition { n4 n1 n6 }\n"), std::string::npos);
   EXPECT_NE(text.find("at 6.000s flap { n5 } every 700ms for 9000ms\n"), std::string::npos);
@@ -283,8 +285,8 @@ TEST(ScenarioText, MalformedInputsNameTheLineAndTheFix) {
       {"network unitless floor", "seed 1 nodes 5 chaos 30s heal 40s\nnetwork floor 700\n", "line 2: expected a duration such as 5.250s or 3000ms, got \"700\""},
       {"second header", with_head("seed 2 nodes 5 chaos 30s heal 40s\n"), "line 3: a second seed line"},
       {"unknown line", with_head("\nfault 5s crash n1\n"), "line 4: unknown line starting \"fault\"; expected \"mutation <name>\", \"auth <mode>\", \"idle-links <duration>\", \"tombstone-ttl <duration>\", \"wall-clock <skew>\", \"require <mark>\", \"clock nN +250ppm\" or \"at <time> <fault>\""},
-      {"unknown fault", with_head("at 1s crash n1\n# x\nat 5s crsh n3\n"), "line 5: unknown fault \"crsh\"; expected one of crash, lose, restart, pause, cut, partition, flap, heal, spike, flood, asks"},
-      {"fault missing", with_head("at 5s\n"), "line 3: expected a fault after the time; one of crash, lose, restart"},
+      {"unknown fault", with_head("at 1s crash n1\n# x\nat 5s crsh n3\n"), "line 5: unknown fault \"crsh\"; expected one of crash, lose, leave, restart, pause, cut, partition, flap, heal, spike, flood, asks"},
+      {"fault missing", with_head("at 5s\n"), "line 3: expected a fault after the time; one of crash, lose, leave, restart"},
       {"node outside", with_head("at 5s crash n9\n"), "line 3: node n9 is outside 1..5"},
       {"node zero", with_head("at 5s restart n0\n"), "line 3: node n0 is outside 1..5"},
       {"node huge", with_head("at 5s restart n99999999999999999999999\n"), "line 3: node n99999999999999999999999 is outside 1..5"},
