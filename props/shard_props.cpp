@@ -159,6 +159,30 @@ TEST(Placement, ShardsSpreadEvenlyOverTenHosts) {
   }
 }
 
+// A leaving node's own region still places shards on it until it exits;
+// every other view, and its own once exiting, leave it out.
+TEST(Placement, ALeaverHostsInItsOwnPlacementUntilItExits) {
+  std::vector<Member> view;
+  for (int n = 1; n <= 5; ++n) {
+    view.push_back(Member{MemberId{NodeAddress{"10.0.0." + std::to_string(n), 7000}, Incarnation{1}}, MemberStatus::up});
+  }
+  const NodeAddress leaver = view[2].address();
+  const Placement before(view);
+  view[2].status = MemberStatus::leaving;
+  const Placement others(view);
+  const Placement own = Placement::of_node(view, leaver);
+  const Placement bystander = Placement::of_node(view, view[0].address());
+  EXPECT_EQ(others.hosts().size(), 4U);
+  EXPECT_EQ(bystander.hosts().size(), 4U);
+  ASSERT_EQ(own.hosts().size(), 5U);
+  for (ShardId s = 0; s < kShards; ++s) {
+    EXPECT_EQ(own.owner("account", s), before.owner("account", s)) << "shard " << s;
+    EXPECT_EQ(bystander.owner("account", s), others.owner("account", s)) << "shard " << s;
+  }
+  view[2].status = MemberStatus::exiting;
+  EXPECT_EQ(Placement::of_node(view, leaver).hosts().size(), 4U);
+}
+
 TEST(Placement, KeysSpreadOverShardsAndTheHashIsStable) {
   EXPECT_EQ(shard::stable_hash(""), shard::stable_hash("", 0));
   EXPECT_NE(shard::shard_of("a", "bc", 1U << 20), shard::shard_of("ab", "c", 1U << 20))

@@ -58,6 +58,19 @@ Placement::Placement(std::span<const Member> members) {
   hosts_.erase(std::unique(hosts_.begin(), hosts_.end()), hosts_.end());
 }
 
+Placement Placement::of_node(std::span<const Member> members, const NodeAddress& self) {
+  Placement placement(members);
+  const bool leaving = std::any_of(members.begin(), members.end(), [&](const Member& m) {
+    return m.status == MemberStatus::leaving && m.address() == self;
+  });
+  if (leaving) {
+    auto& hosts = placement.hosts_;
+    const auto at = std::lower_bound(hosts.begin(), hosts.end(), self);
+    if (at == hosts.end() || *at != self) hosts.insert(at, self);
+  }
+  return placement;
+}
+
 std::optional<NodeAddress> rendezvous_owner(std::string_view kind, ShardId shard, std::span<const NodeAddress> hosts) {
   WEFT_ASSERT(std::is_sorted(hosts.begin(), hosts.end()));
   const NodeAddress* best = nullptr;

@@ -17,7 +17,9 @@
 //   - the address, not the incarnation, is scored, so a node restarted at
 //     its address gets its shards back.
 // Only `up` members host: a joining member is not yet seen by everyone, and
-// leaving, exiting, down and removed ones are on their way out. Ties (two
+// leaving, exiting, down and removed ones are on their way out (but a
+// leaving node, in its own region's placement, hosts until its leave has
+// been seen by all: of_node). Ties (two
 // addresses with one score) go to the lower address, so the owner never
 // depends on the order a view lists its members in.
 //
@@ -69,6 +71,14 @@ class Placement {
  public:
   // `members`: a view's members, in any order; only those `up` host.
   explicit Placement(std::span<const Member> members);
+  // The placement `self`'s region reads from its node's view: as above,
+  // but `self` still hosts while `leaving`. Every other member moved the
+  // leaver's shards when it saw the leave, and awaits its handoff; the
+  // leader moves the leaver on to exiting only once every member has seen
+  // the leave (kernel/membership/leader_actions.hpp), so its handoff then
+  // finds every receiver ready. Handed at once, its parts would reach
+  // regions whose views still name it owner, which refuse them.
+  static Placement of_node(std::span<const Member> members, const NodeAddress& self);
 
   // The member that hosts `shard` of `kind`; none if no member is up.
   std::optional<NodeAddress> owner(std::string_view kind, ShardId shard) const;

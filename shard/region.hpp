@@ -286,6 +286,15 @@ class Region final : public Behavior, public ExportsMetrics {
   std::vector<std::uint64_t> gained_at_;
   std::vector<std::optional<NodeAddress>> named_before_;
   std::map<NodeAddress, std::uint64_t> seen_at_;
+  // Members seen leaving or exiting, by their life: a leaver hosts until
+  // every member has seen its leave (Placement::of_node) and hands over on
+  // exiting, which the leader may follow with removed before the handoff
+  // arrives. Its parts are still taken, and a wait on it goes on (bounded
+  // by handoff_timeout), while its record here says removed in that life.
+  // Dropped when the address is live in another life, or no wait is on it.
+  std::map<NodeAddress, std::uint64_t> leavers_;
+  void note_leavers(Context& context);
+  bool live_or_left(Context& context, const NodeAddress& node) const;
   Entities entities_;
   std::map<ShardId, ShardInbox> inboxes_;
   std::map<AskId, std::string> entity_asks_;  // asks entities made, to route their completions

@@ -15,12 +15,43 @@ bool Region::is_live(Context& context, const NodeAddress& node) const {
   return false;
 }
 
+// Live, or removed after leaving in the life this region saw leave.
+bool Region::live_or_left(Context& context, const NodeAddress& node) const {
+  for (const Member& m : context.members()) {
+    if (m.address() != node) continue;
+    if (is_live_status(m.status)) return true;
+    const auto leaver = leavers_.find(node);
+    return m.status == MemberStatus::removed && leaver != leavers_.end() &&
+           leaver->second == m.incarnation().value;
+  }
+  return false;
+}
+
+void Region::note_leavers(Context& context) {
+  for (const Member& m : context.members()) {
+    if (m.address() == self_) continue;
+    if (m.status == MemberStatus::leaving || m.status == MemberStatus::exiting) {
+      leavers_[m.address()] = m.incarnation().value;
+    }
+  }
+  std::erase_if(leavers_, [&](const auto& leaver) {
+    const auto& [address, life] = leaver;
+    bool awaited = false;
+    for (const auto& [shard, inbox] : inboxes_) awaited = awaited || inbox.awaits(address);
+    bool other_life = false;
+    for (const Member& m : context.members()) {
+      other_life = other_life || (m.address() == address && m.incarnation().value != life);
+    }
+    return other_life || (!awaited && !is_live(context, address));
+  });
+}
+
 void Region::read_view(Context& context) {
   read_a_view_ = true;
   ++views_read_;
   self_ = context.self().node;
   start_leases(context);
-  const Placement placement(context.members());
+  const Placement placement = Placement::of_node(context.members(), self_);
   hosts_.assign(placement.hosts().begin(), placement.hosts().end());
   host_regions_.clear();
   for (const NodeAddress& host : hosts_) host_regions_.push_back(region_of(host, kind_.name));
@@ -60,7 +91,7 @@ bool Region::stale(const Stamp& stamp) const { return stamp.life < life_floor(st
 
 void Region::on_members_changed(Context& context) {
   if (kind_.mutations.ignore_joins && read_a_view_) {
-    const Placement placement(context.members());
+    const Placement placement = Placement::of_node(context.members(), context.self().node);
     const auto& now_up = placement.hosts();
     if (now_up.size() > hosts_.size() && std::includes(now_up.begin(), now_up.end(), hosts_.begin(), hosts_.end())) {
       return;
@@ -70,6 +101,7 @@ void Region::on_members_changed(Context& context) {
   const std::vector<NodeAddress> hosts_before = std::move(hosts_);
   const std::vector<NodeAddress> live_before = std::move(live_);
   read_view(context);
+  note_leavers(context);
   if (before.empty()) before.assign(kind_.shards, std::nullopt);
   std::set<NodeAddress> newly_up;
   std::set_difference(hosts_.begin(), hosts_.end(), hosts_before.begin(), hosts_before.end(),
@@ -216,7 +248,7 @@ void Region::end_waits_on_gone(Context& context) {
   for (auto& [shard, inbox] : inboxes_) {
     const std::set<NodeAddress> awaited = inbox.awaited();
     for (const NodeAddress& member : awaited) {
-      if (!is_live(context, member) && inbox.handed_by(member, {})) end_wait(context, inbox, {});
+      if (!live_or_left(context, member) && inbox.handed_by(member, {})) end_wait(context, inbox, {});
     }
   }
 }
@@ -225,7 +257,7 @@ void Region::end_waits_on_gone(Context& context) {
 // live, and it is the node this node awaits, or the owner a view without
 // this node would give (with `from` counted as up: a leaver is no longer).
 bool Region::may_hand(Context& context, const NodeAddress& from, ShardId shard) const {
-  if (owners_[shard] != self_ || from == self_ || !is_live(context, from)) return false;
+  if (owners_[shard] != self_ || from == self_ || !live_or_left(context, from)) return false;
   const auto inbox = inboxes_.find(shard);
   if (inbox != inboxes_.end() && inbox->second.awaits(from)) return true;
   return owner_without_self(shard, from) == from;

@@ -461,7 +461,7 @@ void EntitiesWorkload::measure(std::uint64_t key, std::size_t live_hosts) {
 // with its kernel's members up for kViewLag is not following membership.
 void EntitiesWorkload::judge_region_view(std::size_t node, const Kernel& kernel) {
   Node& state = nodes_[node - 1];
-  const shard::Placement placement(kernel.members().members());
+  const shard::Placement placement = shard::Placement::of_node(kernel.members().members(), kernel.self().address);
   const auto& up = placement.hosts();
   const std::vector<NodeAddress>& read = state.region->hosts();
   const bool lags = !std::equal(up.begin(), up.end(), read.begin(), read.end());
