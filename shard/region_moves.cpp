@@ -404,6 +404,7 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
   const std::optional<HandoffDone> done = decode_done(message.body);
   if (!done) return refuse(context, message, Refusal::malformed);
   const NodeAddress from{std::string(message.sender.host), message.sender.port};
+  bool handed_in = false;
   for (const auto& [shard, numbering] : done->shards) {
     if (done->again && !awaits(from, shard)) {
       ++counters_.handoff_duplicates;  // the first copy ended the wait
@@ -417,7 +418,10 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
     ShardInbox& inbox = inboxes_[shard];
     if (inbox.awaiting()) {
       // The wait ends when the last member it awaits has handed over.
-      if (inbox.handed_by(from, numbering)) end_wait(context, inbox, {});
+      if (inbox.handed_by(from, numbering)) {
+        end_wait(context, inbox, {});
+        handed_in = true;
+      }
     } else {
       inbox.merge(numbering);
       if (may_serve(shard, context.now())) release_ready(context, inbox);
@@ -433,6 +437,12 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
       end_wait(context, inbox, {});
     }
   }
+  // Majority mode: the old owner released its votes for these shards
+  // before it sent this (on the voters' control queues), so a round asked
+  // now finds them free; the round already running was likely refused
+  // them, and the next would come lease / 8 later (a join's new owner
+  // waited about 0.9 s for its lease).
+  if (handed_in && leases_) ask_votes(context);
   arm_order_timer(context);
 }
 
