@@ -8,23 +8,29 @@
 
 namespace weft::shard {
 
-bool Region::is_live(Context& context, const NodeAddress& node) const {
+namespace {
+
+const Member* member_at(Context& context, const NodeAddress& node) {
   for (const Member& m : context.members()) {
-    if (m.address() == node) return is_live_status(m.status);
+    if (m.address() == node) return &m;
   }
-  return false;
+  return nullptr;
+}
+
+}  // namespace
+
+bool Region::is_live(Context& context, const NodeAddress& node) const {
+  const Member* m = member_at(context, node);
+  return m != nullptr && is_live_status(m->status);
 }
 
 // Live, or removed after leaving in the life this region saw leave.
 bool Region::live_or_left(Context& context, const NodeAddress& node) const {
-  for (const Member& m : context.members()) {
-    if (m.address() != node) continue;
-    if (is_live_status(m.status)) return true;
-    const auto leaver = leavers_.find(node);
-    return m.status == MemberStatus::removed && leaver != leavers_.end() &&
-           leaver->second == m.incarnation().value;
-  }
-  return false;
+  const Member* m = member_at(context, node);
+  if (m == nullptr) return false;
+  if (is_live_status(m->status)) return true;
+  const auto leaver = leavers_.find(node);
+  return m->status == MemberStatus::removed && leaver != leavers_.end() && leaver->second == m->incarnation().value;
 }
 
 void Region::note_leavers(Context& context) {
