@@ -79,6 +79,10 @@ struct RegionMutations {
   // A query is answered as before queries named shards: with no handoff
   // sent again, so a first handoff dropped unseen is state lost.
   bool no_resend = false;
+  // A node downed while alive rejoins in a new life, whose links start
+  // empty, and its region sends nothing again of what the old life handed:
+  // a handoff still in the old links' buffers (a cut link) is state lost.
+  bool rejoin_forgets_handoffs = false;
   // A message stamped by a life its node has left (down, or restarted) is
   // handed on as any other: its source's numbering went with that life, so
   // it counts as a new source's first, after what its sender sent since.

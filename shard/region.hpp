@@ -218,6 +218,8 @@ class Region final : public Behavior, public ExportsMetrics {
   void on_handoff_entity(Context& context, const Delivery& message);
   void on_handoff_done(Context& context, const Delivery& message);
   void on_handoff_query(Context& context, const Delivery& message);
+  void send_again(Context& context, const NodeAddress& to, const std::set<ShardId>& shards);
+  void resend_old_life(Context& context);
   std::set<ShardId> still_serving() const;
   void query_awaited(Context& context);
   bool may_hand(Context& context, const NodeAddress& from, ShardId shard) const;
@@ -305,6 +307,7 @@ class Region final : public Behavior, public ExportsMetrics {
   struct Handed {
     Instant until;
     std::uint64_t life = 0;  // the new owner's, when handed: a later life of it is owed none of this
+    std::uint64_t sender_life = 0;  // this node's, when last sent: a later life's links never held it
     std::vector<std::vector<std::uint8_t>> parts;  // encoded HandoffEntity, in the order sent
     ShardInbox::Numbering numbering;
   };

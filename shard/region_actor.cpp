@@ -24,6 +24,8 @@ ActorKind region_actor(EntityKind kind) {
                      m.done_ends_every_wait =
                          m.done_ends_every_wait || start.planted_defect("shard_done_ends_every_wait");
                      m.no_resend = m.no_resend || start.planted_defect("shard_no_resend");
+                     m.rejoin_forgets_handoffs =
+                         m.rejoin_forgets_handoffs || start.planted_defect("shard_rejoin_forgets_handoffs");
                      m.keep_stale = m.keep_stale || start.planted_defect("shard_keep_stale");
                      m.votes_behind_user = m.votes_behind_user || start.planted_defect("shard_votes_behind_user");
                      MajorityOptions& majority = planted.majority;
@@ -50,6 +52,10 @@ std::vector<PlantedDefect> region_defects() {
        .property = "COUNTER",
        .branch = "increments were acknowledged",
        .scenario_only = "entities_dropped_handoff.scenario"},
+      {.name = "shard_rejoin_forgets_handoffs",
+       .property = "COUNTER",
+       .branch = "increments were acknowledged",
+       .scenario_only = "entities_rejoined_sender.scenario"},
       {.name = "shard_keep_stale",
        .property = "ORDER",
        .branch = "in one epoch",

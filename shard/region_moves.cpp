@@ -106,8 +106,11 @@ void Region::on_members_changed(Context& context) {
   std::vector<std::optional<NodeAddress>> before = std::move(owners_);
   const std::vector<NodeAddress> hosts_before = std::move(hosts_);
   const std::vector<NodeAddress> live_before = std::move(live_);
+  const std::uint64_t life_before = self_life_;
   read_view(context);
   note_leavers(context);
+  // Before this view's HandoffDones, which would end the waits it answers.
+  if (life_before != 0 && self_life_ != life_before) resend_old_life(context);
   if (before.empty()) before.assign(kind_.shards, std::nullopt);
   std::set<NodeAddress> newly_up;
   std::set_difference(hosts_.begin(), hosts_.end(), hosts_before.begin(), hosts_before.end(),
@@ -350,22 +353,28 @@ void Region::on_handoff_query(Context& context, const Delivery& message) {
   const std::optional<HandoffQuery> query = decode_query(message.body);
   if (!query) return refuse(context, message, Refusal::malformed);
   forget_handed(context.now());
-  const ActorRef asker = region_of(from, kind_.name);
+  send_again(context, from, kind_.mutations.no_resend ? std::set<ShardId>{} : query->awaited);
+}
+
+// What this node handed `to` of `shards` lately goes again, marked so, then
+// a HandoffDone (marked too) naming those shards and the ones this node
+// still serves: the answer to a query.
+void Region::send_again(Context& context, const NodeAddress& to, const std::set<ShardId>& shards) {
+  const ActorRef asker = region_of(to, kind_.name);
   HandoffDone done;
   done.again = true;
-  for (const ShardId shard : query->awaited) {
-    const auto it = handed_.find({from, shard});
+  for (const ShardId shard : shards) {
+    const auto it = handed_.find({to, shard});
     // Handed to an earlier life of the asker: that life took it, or it died
     // with it; the asker's state for the shard is not this.
-    if (it == handed_.end() || it->second.life != life_floor(from.host, from.port) || kind_.mutations.no_resend) {
-      continue;
-    }
+    if (it == handed_.end() || it->second.life != life_floor(to.host, to.port)) continue;
     for (const std::vector<std::uint8_t>& part : it->second.parts) {
       std::optional<HandoffEntity> again = decode_entity(part);
       WEFT_ASSERT(again.has_value());  // encoded here
       again->again = true;
       (void)context.tell(asker, kHandoffEntityTag, encode_entity(*again));
     }
+    it->second.sender_life = self_life_;
     done.shards[shard] = it->second.numbering;
     ++counters_.handoffs_resent;
   }
@@ -374,13 +383,33 @@ void Region::on_handoff_query(Context& context, const Delivery& message) {
   (void)context.tell(asker, kHandoffDoneTag, encode_done(done));
 }
 
+// This node took a new life (downed while alive, it rejoined): the kernel
+// closed the old life's links with what they held, and a handoff sent
+// behind a cut link went with them (seed 4540: its receiver, hearing from
+// the new life that it was handed nothing, started the key fresh). What
+// the old life handed lately goes again to each receiver still live in the
+// life it was handed to, as a query's answer; one that took the first copy
+// awaits this node no more and drops the second.
+void Region::resend_old_life(Context& context) {
+  if (kind_.mutations.rejoin_forgets_handoffs) return;
+  forget_handed(context.now());
+  std::map<NodeAddress, std::set<ShardId>> owed;
+  for (const auto& [to_shard, handed] : handed_) {
+    const auto& [to, shard] = to_shard;
+    if (handed.sender_life != self_life_ && std::binary_search(live_.begin(), live_.end(), to)) {
+      owed[to].insert(shard);
+    }
+  }
+  for (const auto& [to, shards] : owed) send_again(context, to, shards);
+}
+
 // What hand_over_lost hands `owner` of `shard` at `now`, kept for a query:
 // a record from an earlier handoff is replaced.
 Region::Handed& Region::handed_to(const NodeAddress& owner, ShardId shard, Instant now) {
   const Instant until = keep_handed_until(now);
   const std::uint64_t life = life_floor(owner.host, owner.port);  // an owner is up: its live life
   Handed& handed = handed_[{owner, shard}];
-  if (handed.until != until || handed.life != life) handed = Handed{until, life, {}, {}};
+  if (handed.until != until || handed.life != life) handed = Handed{until, life, self_life_, {}, {}};
   return handed;
 }
 
