@@ -152,6 +152,7 @@ class EntitiesWorkload final : public sim::Workload {
   void judge_region_view(std::size_t node, const Kernel& kernel);
   bool majority() const { return options_.consistency == shard::Consistency::majority; }
   void measure(std::uint64_t key, std::size_t live_hosts);
+  void agree_owners();
   void started_on(std::size_t node, const Kernel& kernel, std::uint64_t key);
   void settle_in_flight();
   void judge_order(std::size_t node, std::uint64_t key, const std::vector<OrderBreak>& breaks);
@@ -184,11 +185,20 @@ class EntitiesWorkload final : public sim::Workload {
   std::vector<std::pair<Instant, Instant>> busy_;
   Duration rebalance_bound_ = Duration::zero();
   Instant quiet_since_;
-  std::map<std::uint64_t, Instant> rebalance_since_;  // per key, unsettled since (boot included)
+  std::vector<std::optional<Instant>> rebalance_since_;  // per key, unsettled since (boot included)
   std::set<std::pair<std::uint64_t, std::int64_t>> rebalance_reported_;  // (key, unsettled since)
-  std::map<std::uint64_t, Instant> two_hosts_since_, unsettled_since_;  // per key, while it lasts
+  std::vector<std::optional<Instant>> two_hosts_since_, unsettled_since_;  // per key, while it lasts
   std::vector<Duration> two_host_windows_, settle_intervals_;
-  std::set<std::uint64_t> settled_once_;
+  std::vector<bool> settled_once_;  // per key
+  // Moves on when a region reads a view (read_owners) or stops (a crash):
+  // what agree_owners derives from the nodes' owners is read again then.
+  std::uint64_t owners_generation_ = 1;
+  std::uint64_t agreed_at_ = 0;
+  struct Agreed {
+    bool settled = true;    // every live region names the same owner (or none is live)
+    std::size_t owner = 0;  // that owner (0: none)
+  };
+  std::vector<Agreed> agreed_;
   std::map<std::string, std::uint64_t> failed_;  // outcomes and refusals that got no Value
   std::set<std::tuple<std::uint64_t, std::uint32_t, std::uint64_t>> order_judged_;  // (key, client, seq)
   std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t> sent_epoch_;  // (client, key, seq)
