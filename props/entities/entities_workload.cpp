@@ -202,6 +202,13 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
   if (rebalance_bound_ == Duration::zero()) {
     const Bounds bounds = compute_bounds(kernel.config(), nodes_.size());
     rebalance_bound_ = std::max(bounds.converge, bounds.vouch) + counter_kind().handoff_timeout + Duration::seconds(1);
+    if (majority()) {
+      // A new owner hosts once a majority votes: after the quiet of a voter
+      // that started (longer than the promise a voter kept for a crashed
+      // owner), at its next round of requests.
+      const shard::MajorityOptions& m = counter_kind(options_.consistency).majority;
+      rebalance_bound_ += shard::lease_times(m.lease, m.max_drift_ppm).quiet + m.lease / 8 + Duration::seconds(1);
+    }
   }
   quiet_since_ = Instant();
   for (const auto& [from, to] : busy_) {
@@ -474,10 +481,26 @@ void EntitiesWorkload::measure(std::uint64_t key, std::size_t live_hosts) {
   std::optional<Instant>& unsettled = rebalance_since_[key];
   if (settled) {
     unsettled.reset();
-  } else if (!majority()) {
+  } else {
     if (!unsettled) unsettled = now;
-    judge_rebalance(key, *unsettled);
+    // The majority mode hosts nothing while no majority of its voters runs
+    // (silence is its promise then, not a stuck key).
+    if (!majority() || voters_running()) judge_rebalance(key, *unsettled);
   }
+}
+
+// Whether more than half of the majority mode's voters run a region.
+bool EntitiesWorkload::voters_running() const {
+  const shard::Region* any = nullptr;
+  for (const Node& state : nodes_) any = any != nullptr ? any : state.region;
+  if (any == nullptr) return false;
+  const std::vector<NodeAddress>& voters = any->kind().majority.voters;
+  std::size_t running = 0;
+  for (const NodeAddress& voter : voters) {
+    const std::size_t node = sim_->node_of(voter);
+    running += node != 0 && nodes_[node - 1].region != nullptr;
+  }
+  return running > voters.size() / 2;
 }
 
 // REBALANCE's first half: a region places keys by its node's view, read

@@ -49,12 +49,14 @@
 //           state is gone by design).
 //   REBALANCE no region places keys by a view its node's kernel has left
 //           for more than a second (placement follows membership: views
-//           that agree place alike, H1), and (the available mode) a key's
-//           placement is never
+//           that agree place alike, H1), and a key's placement is never
 //           unsettled (below) for longer than T_rebalance once no fault
 //           has been under way for T_rebalance: T_converge or T_vouch
 //           (invented members linger until downed), whichever is longer,
-//           plus handoff_timeout, plus a second. A fault is under way from
+//           plus handoff_timeout, plus a second; in the majority mode also
+//           plus a started voter's quiet, an eighth of the lease (the next
+//           round of vote requests) and a second, judged while more than
+//           half of the voters run. A fault is under way from
 //           its start to its end (a cut or a partition to the next heal);
 //           generated runs seldom stay quiet that long, so the first half
 //           is the one most runs judge (shard_ignore_joins: a region that
@@ -153,6 +155,7 @@ class EntitiesWorkload final : public sim::Workload {
   bool majority() const { return options_.consistency == shard::Consistency::majority; }
   void measure(std::uint64_t key, std::size_t live_hosts);
   void agree_owners();
+  bool voters_running() const;
   void started_on(std::size_t node, const Kernel& kernel, std::uint64_t key);
   void settle_in_flight();
   void judge_order(std::size_t node, std::uint64_t key, const std::vector<OrderBreak>& breaks);
