@@ -713,6 +713,7 @@ void Simulator::stop(std::size_t node, const char* what) {
   // the incarnation in-process), as a restart clock would make it.
   n.incarnation = std::max(n.incarnation, n.kernel->self().incarnation);
   n.kernel.reset();
+  ++stops_;
   ++n.life;
   n.tick_pending = false;
   n.exits_on_shutdown = false;

@@ -103,6 +103,9 @@ class Simulator {
   Kernel* kernel(std::size_t node);
   const Kernel* kernel(std::size_t node) const;
   bool alive(std::size_t node) const;
+  // How many times a process ended (crash, host lost, exit after a leave):
+  // a reader of alive() over every node need look again only when it moves.
+  std::uint64_t stops() const { return stops_; }
   // The node's own clock now (virtual time, drifted by its clock_ppm).
   Instant local_now(std::size_t node) const;
   bool paused(std::size_t node) const;
@@ -249,6 +252,7 @@ class Simulator {
   SimOptions options_;
   Prng network_prng_;
   Instant now_ = kStart;
+  std::uint64_t stops_ = 0;
   std::uint64_t next_seq_ = 0;
   std::vector<Occurrence> queue_;  // a heap under Later: the next occurrence at front()
   std::vector<std::function<void()>> calls_;  // actions of pending call occurrences

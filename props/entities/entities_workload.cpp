@@ -39,6 +39,7 @@ void EntitiesWorkload::begin(sim::Simulator& sim, const sim::Scenario& scenario)
   prng_ = Prng::derive(scenario.seed, kPrngStream);
   nodes_.resize(sim.size());
   keys_.assign(options_.keys, Key{});
+  key_hosts_.assign(options_.keys, {});
   rebalance_since_.assign(options_.keys, std::nullopt);
   two_hosts_since_.assign(options_.keys, std::nullopt);
   unsettled_since_.assign(options_.keys, std::nullopt);
@@ -47,6 +48,10 @@ void EntitiesWorkload::begin(sim::Simulator& sim, const sim::Scenario& scenario)
   for (std::uint64_t key = 0; key < options_.keys; ++key) {
     key_names_.push_back(std::to_string(key));
     key_shards_.push_back(shard::shard_of(kind_, key_names_.back(), counter_kind(options_.consistency).shards));
+  }
+  // The nodes booted before this: measure() reads every live node's owners.
+  for (Node& state : nodes_) {
+    if (state.region != nullptr) read_owners(state);
   }
   schedule_next();
 }
@@ -81,7 +86,8 @@ void EntitiesWorkload::on_start(std::size_t node, Kernel& kernel, Instant now) {
   const std::string kind = std::string(majority() ? kMajorityKind : kKind);  // before begin() too
   state.region = dynamic_cast<const shard::Region*>(kernel.behavior(shard::region_name(kind)));
   state.owners_from_view = 0;
-  ++owners_generation_;
+  state.judged_views = kJudgeAgain;
+  if (sim_ != nullptr && state.region != nullptr) read_owners(state);  // measure() reads every live node's
   state.missed_seen = 0;  // a new region counts from 0
   state.missed_by_shard.clear();
   if (state.region == nullptr) {
@@ -180,10 +186,15 @@ void EntitiesWorkload::end_epoch(std::uint64_t key) {
 // A node found crashed (or restarted): the keys it hosted lost their count.
 void EntitiesWorkload::settle_crashes() {
   if (sim_ == nullptr) return;  // the simulator boots its nodes before begin()
+  if (sim_->stops() == stops_seen_) return;  // no process ended since the last look
+  stops_seen_ = sim_->stops();
   for (std::size_t node = 1; node <= nodes_.size(); ++node) {
     Node& state = nodes_[node - 1];
     if (state.region == nullptr || sim_->alive(node)) continue;
-    for (const std::uint64_t key : state.hosted) end_epoch(key);
+    for (const std::uint64_t key : state.hosted) {
+      end_epoch(key);
+      std::erase(key_hosts_[key], node);
+    }
     crash_epochs_ += state.hosted.size();
     state.hosted.clear();
     state.region = nullptr;
@@ -290,13 +301,17 @@ void EntitiesWorkload::after_input(std::size_t node, const Kernel& kernel) {
     if (owner != 0) in_flight_[key] = {owner == kInvented ? 0 : owner, node};
   }
   settle_in_flight();
-  key_hosts_.resize(keys_.size());
-  for (std::vector<std::size_t>& hosts : key_hosts_) hosts.clear();
-  for (std::size_t other = 1; other <= nodes_.size(); ++other) {
-    Node& theirs = nodes_[other - 1];
-    if (theirs.region == nullptr) continue;
-    read_owners(theirs);  // measure() reads every node's
-    for (const std::uint64_t key : theirs.hosted) key_hosts_[key].push_back(other);
+  // Per key, the nodes hosting it, in node order: only this node's hosting
+  // moved in this input (a crash's is settled above). Every other node's
+  // owners were read after its own last input (a region reads views only
+  // in its node's inputs) or at its start.
+  for (const std::uint64_t key : before) {
+    if (!state.hosted.contains(key)) std::erase(key_hosts_[key], node);
+  }
+  for (const std::uint64_t key : state.hosted) {
+    std::vector<std::size_t>& hosts = key_hosts_[key];
+    const auto at = std::lower_bound(hosts.begin(), hosts.end(), node);
+    if (at == hosts.end() || *at != node) hosts.insert(at, node);
   }
   for (std::uint64_t key = 0; key < keys_.size(); ++key) check_key(key, key_hosts_[key]);
   if (majority()) check_leases(node);
@@ -490,7 +505,10 @@ void EntitiesWorkload::measure(std::uint64_t key, std::size_t live_hosts) {
 }
 
 // Whether more than half of the majority mode's voters run a region.
-bool EntitiesWorkload::voters_running() const {
+bool EntitiesWorkload::voters_running() {
+  if (voters_at_ == owners_generation_) return voters_running_;
+  voters_at_ = owners_generation_;
+  voters_running_ = false;
   const shard::Region* any = nullptr;
   for (const Node& state : nodes_) any = any != nullptr ? any : state.region;
   if (any == nullptr) return false;
@@ -500,7 +518,8 @@ bool EntitiesWorkload::voters_running() const {
     const std::size_t node = sim_->node_of(voter);
     running += node != 0 && nodes_[node - 1].region != nullptr;
   }
-  return running > voters.size() / 2;
+  voters_running_ = running > voters.size() / 2;
+  return voters_running_;
 }
 
 // REBALANCE's first half: a region places keys by its node's view, read
@@ -511,18 +530,27 @@ void EntitiesWorkload::judge_region_view(std::size_t node, const Kernel& kernel)
   const std::vector<NodeAddress>& read = state.region->hosts();
   // Placement::of_node's hosts (the members up, and this node while it
   // leaves), walked in the table's address order against the sorted hosts
-  // the region read, without building them: this runs after every input,
-  // and a Placement per input was a fifth of a 32-node run.
-  std::size_t up = 0;
-  bool lags = false;
-  for (const Member& m : kernel.members().members()) {
-    const bool host = m.status == MemberStatus::up ||
-                      (m.status == MemberStatus::leaving && m.address() == kernel.self().address);
-    if (!host) continue;
-    lags = lags || up >= read.size() || read[up] != m.address();
-    ++up;
+  // the region read, without building them, and only when the table or
+  // the region's view moved: this runs after every input, and a Placement
+  // per input was a fifth of a 32-node run.
+  const std::uint64_t digest = kernel.members().digest();
+  if (state.judged_views != state.region->views_read() || state.judged_digest != digest) {
+    state.judged_views = state.region->views_read();
+    state.judged_digest = digest;
+    std::size_t up = 0;
+    bool lags = false;
+    for (const Member& m : kernel.members().members()) {
+      const bool host = m.status == MemberStatus::up ||
+                        (m.status == MemberStatus::leaving && m.address() == kernel.self().address);
+      if (!host) continue;
+      lags = lags || up >= read.size() || read[up] != m.address();
+      ++up;
+    }
+    state.judged_lags = lags || up != read.size();
+    state.judged_up = up;
   }
-  lags = lags || up != read.size();
+  const bool lags = state.judged_lags;
+  const std::size_t up = state.judged_up;
   if (!lags) {
     state.lagging_since.reset();
     return;

@@ -125,6 +125,12 @@ class EntitiesWorkload final : public sim::Workload {
     std::uint64_t incarnation = 0;          // its kernel's life when it last sent
     std::uint32_t sender_lives = 0;         // kernel lives it sent from: a client is one
     std::optional<Instant> lagging_since;   // its region has not read its kernel's view since
+    // Whether it lags, judged at the region's views_read and the kernel
+    // table's digest (kJudgeAgain: not judged in this life yet).
+    std::uint64_t judged_views = kJudgeAgain;
+    std::uint64_t judged_digest = 0;
+    bool judged_lags = false;
+    std::size_t judged_up = 0;  // the members up, for the failure line
     bool lag_reported = false;
     // Per key, the node its region's last view names the owner (0: none,
     // kInvented: a member no process runs), read again only when the
@@ -135,6 +141,7 @@ class EntitiesWorkload final : public sim::Workload {
     std::vector<std::uint64_t> missed_by_shard;  // and per shard
   };
   static constexpr std::size_t kInvented = static_cast<std::size_t>(-1);
+  static constexpr std::uint64_t kJudgeAgain = UINT64_MAX;
   struct Key {
     std::uint64_t epoch = 0;
     std::uint64_t attempted = 0;  // Adds asked, all epochs
@@ -155,7 +162,7 @@ class EntitiesWorkload final : public sim::Workload {
   bool majority() const { return options_.consistency == shard::Consistency::majority; }
   void measure(std::uint64_t key, std::size_t live_hosts);
   void agree_owners();
-  bool voters_running() const;
+  bool voters_running();  // cached per owners_generation_ (regions come and go with it)
   void started_on(std::size_t node, const Kernel& kernel, std::uint64_t key);
   void settle_in_flight();
   void judge_order(std::size_t node, std::uint64_t key, const std::vector<OrderBreak>& breaks);
@@ -196,6 +203,9 @@ class EntitiesWorkload final : public sim::Workload {
   // Moves on when a region reads a view (read_owners) or stops (a crash):
   // what agree_owners derives from the nodes' owners is read again then.
   std::uint64_t owners_generation_ = 1;
+  std::uint64_t stops_seen_ = 0;  // Simulator::stops() when settle_crashes last looked
+  std::uint64_t voters_at_ = 0;
+  bool voters_running_ = false;
   std::uint64_t agreed_at_ = 0;
   struct Agreed {
     bool settled = true;    // every live region names the same owner (or none is live)
