@@ -179,6 +179,7 @@ class EntitiesWorkload final : public sim::Workload {
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint64_t> next_seq_;  // (client, key)
   std::map<std::pair<std::size_t, AskId>, Pending> pending_;
   std::vector<std::string> reported_;
+  std::set<std::string> reported_once_;  // every line fail() has reported
   std::uint64_t adds_ = 0, acked_total_ = 0, gets_ = 0, gets_answered_ = 0, not_run_ = 0;
   std::uint64_t split_epochs_ = 0, crash_epochs_ = 0, phantom_epochs_ = 0;
   std::vector<std::string> key_names_;  // the keys as entity keys
