@@ -8,9 +8,13 @@
 // user's own tag and body, the original sender and, for an ask, the ask to
 // reply to (the reply goes straight to the asker). Through its context it
 // can tell, ask, reply and read the members; its self() is its region's ref
-// (an entity's identity is its kind and key, not a ref). Timers are the
-// region's: an entity's start_timer and cancel_timer do nothing and are
-// counted (RegionCounters::unsupported_calls); an entity's
+// (an entity's identity is its kind and key, not a ref). Its timers are
+// its own (start_timer, cancel_timer: a `timer` delivery with the tag, as
+// an actor's), kept by its region on one region timer; they end with the
+// entity (idle, moved, or its lease gone), never wake a stopped one, and
+// do not travel with a handoff: an entity that wants one after a move
+// starts it again in take_over's wake, on its next message. A timer
+// delivered counts as a message for passivation. An entity's
 // watches_members() is not read.
 #pragma once
 

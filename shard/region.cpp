@@ -59,7 +59,7 @@ std::uint64_t RegionCounters::refused_total() const {
 // The context an entity runs in: its region's, answering the entity's own
 // message (which may be a copy the region kept, not the region's current
 // delivery), with the entity's asks remembered so their completions find
-// it, and the region's timers withheld.
+// it, and its timers kept apart from the region's.
 class Region::EntityContext final : public Context {
  public:
   EntityContext(Region& region, Context& outer, std::string_view key, const Delivery* handled)
@@ -87,8 +87,10 @@ class Region::EntityContext final : public Context {
                      std::span<const std::uint8_t> body) override {
     return outer_.forward(target, message, type_tag, body);
   }
-  void start_timer(std::uint32_t, Duration) override { ++region_.counters_.unsupported_calls; }
-  void cancel_timer(std::uint32_t) override { ++region_.counters_.unsupported_calls; }
+  void start_timer(std::uint32_t tag, Duration after) override {
+    region_.start_entity_timer(outer_, key_, tag, after);
+  }
+  void cancel_timer(std::uint32_t tag) override { region_.cancel_entity_timer(outer_, key_, tag); }
 
  private:
   Region& region_;
@@ -216,6 +218,7 @@ void Region::receive(Context& context, const Delivery& message) {
       if (message.type_tag == kQueryTimer) query_awaited(context);
       if (message.type_tag == kVoteTimer) ask_votes(context);
       if (message.type_tag == kLapseTimer && leases_) check_lapses(context);
+      if (message.type_tag == kEntityTimer) on_entity_timer(context);
       break;
   }
   if (exported_.active != nullptr) exported_.active->set(static_cast<double>(entities_.size()));
@@ -339,6 +342,17 @@ void Region::deliver(Context& context, const Delivery& message, const EntityMess
   if (!passivation_armed_) arm_passivation(context, context.now() + kind_.passivate_after);
 }
 
+// A timer the entity started fires: delivered as to an actor (kind timer,
+// its tag), and counted as a message for passivation.
+void Region::deliver_timer(Context& context, Entities::iterator it, std::uint32_t tag) {
+  it->second.last_message = context.now();
+  const Delivery fired{DeliveryKind::timer, {}, 0, tag, {}};  // as the kernel delivers an actor's
+  EntityContext entity_context(*this, context, it->first, nullptr);
+  it->second.entity->receive(entity_context, fired);
+  ++counters_.entity_timers_fired;
+  if (!passivation_armed_) arm_passivation(context, context.now() + kind_.passivate_after);
+}
+
 void Region::refuse(Context& context, const Delivery& message, Refusal refusal) {
   const auto i = static_cast<std::size_t>(refusal);
   bump(counters_.refused[i], exported_.refused[i]);
@@ -444,6 +458,7 @@ Region::Entities::iterator Region::stop(Context& context, Entities::iterator it,
                                         const std::optional<NodeAddress>& hand_to) {
   EntityContext entity_context(*this, context, it->first, nullptr);
   it->second.entity->stopping(entity_context, reason);
+  drop_entity_timers(it->first);  // stopping() may have started one: it ends here too
   if (reason == StopReason::idle) {
     bump(counters_.passivated, exported_.stopped_idle);
   } else if (reason == StopReason::moved) {

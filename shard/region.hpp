@@ -70,6 +70,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "app/metrics.hpp"
@@ -114,7 +115,7 @@ struct RegionCounters {
   std::uint64_t handoffs_resent = 0;    // shards handed again on a query (handoff_wire.hpp)
   std::uint64_t handoff_duplicates = 0;  // parts and shards sent again after the first arrived: dropped
   std::uint64_t orphan_completions = 0;  // an entity's ask completed after it stopped
-  std::uint64_t unsupported_calls = 0;   // an entity's timer call (entity.hpp)
+  std::uint64_t entity_timers_fired = 0;  // timers delivered to their entity
   // Majority mode.
   std::uint64_t lapsed = 0;          // entities stopped because their shard's lease ran out
   std::uint64_t votes_asked = 0;     // vote requests sent (one per voter)
@@ -236,6 +237,15 @@ class Region final : public Behavior, public ExportsMetrics {
   // (region.cpp's are 1 to 3)
   static constexpr std::uint32_t kVoteTimer = 4;   // asks the voters again
   static constexpr std::uint32_t kLapseTimer = 5;  // the earliest lease held runs out
+
+  // region_entity_timers.cpp: the entities' own timers, on one region timer
+  static constexpr std::uint32_t kEntityTimer = 6;  // the earliest entity timer is due
+  void start_entity_timer(Context& context, std::string_view key, std::uint32_t tag, Duration after);
+  void cancel_entity_timer(Context& context, std::string_view key, std::uint32_t tag);
+  void drop_entity_timers(std::string_view key);
+  void on_entity_timer(Context& context);
+  void deliver_timer(Context& context, Entities::iterator it, std::uint32_t tag);  // region.cpp
+  void arm_entity_timer(Context& context);
   bool may_serve(ShardId shard, Instant now) const;
   void start_leases(Context& context);
   void keep_unleased(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
@@ -298,6 +308,10 @@ class Region final : public Behavior, public ExportsMetrics {
   void note_leavers(Context& context);
   bool live_or_left(Context& context, const NodeAddress& node) const;
   Entities entities_;
+  // The entities' timers, by (key, tag) and the same in firing order
+  // (instant, key, tag): a total order on values, so a seed replays them.
+  std::map<std::pair<std::string, std::uint32_t>, Instant> entity_timers_;
+  std::set<std::tuple<Instant, std::string, std::uint32_t>> entity_timer_order_;
   std::map<ShardId, ShardInbox> inboxes_;
   std::map<AskId, std::string> entity_asks_;  // asks entities made, to route their completions
   // What this region handed a new owner of a shard, kept twice

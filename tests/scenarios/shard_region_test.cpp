@@ -6,6 +6,7 @@
 // an ask, answered, with nothing else moved.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <memory>
@@ -32,9 +33,16 @@ std::string text(std::span<const std::uint8_t> body) { return {body.begin(), bod
 
 constexpr std::uint32_t kAdd = 1;
 constexpr std::uint32_t kTotal = 2;
+constexpr std::uint32_t kArm = 3;      // a tell: start timer kTick, 1 s
+constexpr std::uint32_t kArmLong = 4;  // a tell: start timer kTick, 30 s
+constexpr std::uint32_t kDisarm = 5;   // a tell: cancel timer kTick
+constexpr std::uint32_t kTick = 9;
 
 struct Log {
-  std::vector<std::string> lines;  // "<node> start|stop:<reason> <key>"
+  std::vector<std::string> lines;  // "<node> start|stop:<reason>|timer:<tag> <key>"
+  std::size_t count(const std::string& line) const {
+    return static_cast<std::size_t>(std::count(lines.begin(), lines.end(), line));
+  }
 };
 
 // Adds 1 on each ask and answers "<key>=<count>@<node>".
@@ -45,6 +53,13 @@ class Tally final : public shard::Entity {
     log_->lines.push_back(std::to_string(node_) + " start " + key_);
   }
   void receive(Context& context, const Delivery& m) override {
+    if (m.kind == DeliveryKind::timer) {
+      log_->lines.push_back(std::to_string(node_) + " timer:" + std::to_string(m.type_tag) + " " + key_);
+      return;
+    }
+    if (m.kind == DeliveryKind::tell && m.type_tag == kArm) context.start_timer(kTick, Duration::seconds(1));
+    if (m.kind == DeliveryKind::tell && m.type_tag == kArmLong) context.start_timer(kTick, Duration::seconds(30));
+    if (m.kind == DeliveryKind::tell && m.type_tag == kDisarm) context.cancel_timer(kTick);
     if (m.kind != DeliveryKind::ask || m.type_tag != kAdd) return;
     ++count_;
     (void)context.reply(kTotal, bytes(key_ + "=" + std::to_string(count_) + "@" + std::to_string(node_)));
@@ -213,6 +228,56 @@ TEST(ShardRegion, AnOwnersEntitiesMoveWhenItGoesDown) {
     if (done.outcome == AskOutcome::reply && text(done.body).find("@3") == std::string::npos) ++answered_after;
   }
   EXPECT_GE(answered_after, on_three.size());
+}
+
+// An entity's own timers: one fires once, at its time, on the entity that
+// started it (started again, it is replaced); a cancelled one never fires;
+// one that outlives its entity (passivated idle) ends with it and wakes
+// nothing.
+TEST(ShardRegion, AnEntitysTimerFiresOnceAndEndsWithItsEntity) {
+  Cluster c(3);
+  const auto tell = [&](const char* key, std::uint32_t tag) {
+    (void)shard::tell(c.h.node(1), c.h.now(), EntityRef{"tally", key}, tag, {});
+  };
+  tell("a", kArm);
+  tell("b", kArm);
+  c.h.advance(Duration::milliseconds(300));
+  tell("a", kArm);  // replaces a's timer: due 1 s from now
+  tell("b", kDisarm);
+  tell("c", kArmLong);
+  c.h.advance(Duration::milliseconds(900));
+  const auto fired = [&](const char* key) {
+    std::size_t n = 0;
+    for (std::size_t node = 1; node <= 3; ++node) n += c.log->count(std::to_string(node) + " timer:9 " + key);
+    return n;
+  };
+  EXPECT_EQ(fired("a"), 0u);  // the first, replaced, would have fired at 1 s
+  c.h.advance(Duration::milliseconds(300));
+  EXPECT_EQ(fired("a"), 1u);
+  EXPECT_EQ(c.hosts_of("a").size(), 1u);
+  c.h.advance(Duration::seconds(5));
+  EXPECT_EQ(fired("a"), 1u);
+  EXPECT_EQ(fired("b"), 0u);
+  // c idles past passivate_after (10 s) long before its 30 s timer, and a
+  // message then starts it again: the first life's timer is not the
+  // second's.
+  c.h.advance(Duration::seconds(15));
+  EXPECT_TRUE(c.hosts_of("c").empty());
+  for (int i = 0; i < 4; ++i) {  // busy past the first life's 30 s: no passivation
+    tell("c", kAdd);
+    c.h.advance(Duration::seconds(4));
+  }
+  EXPECT_EQ(c.hosts_of("c").size(), 1u);
+  EXPECT_EQ(fired("c"), 0u);
+  std::size_t started = 0, idled = 0, counted = 0;
+  for (std::size_t node = 1; node <= 3; ++node) {
+    started += c.log->count(std::to_string(node) + " start c");
+    idled += c.log->count(std::to_string(node) + " stop:idle c");
+    counted += c.regions[node - 1]->counters().entity_timers_fired;
+  }
+  EXPECT_EQ(started, 2u);
+  EXPECT_EQ(idled, 1u);
+  EXPECT_EQ(counted, 1u);
 }
 
 TEST(ShardRegion, BadInputIsRefusedCountedAndAnswered) {
