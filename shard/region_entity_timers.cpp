@@ -29,6 +29,7 @@ void Region::cancel_entity_timer(Context& context, std::string_view key, std::ui
 // The region timer may stay armed for a timer dropped here: it then fires,
 // finds nothing due and arms for what is left.
 void Region::drop_entity_timers(std::string_view key) {
+  if (entity_timers_.empty()) return;  // every stop comes here: most regions start no timer
   auto it = entity_timers_.lower_bound({std::string(key), 0});
   while (it != entity_timers_.end() && it->first.first == key) {
     entity_timer_order_.erase({it->second, it->first.first, it->first.second});
