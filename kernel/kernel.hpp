@@ -158,6 +158,10 @@ class Kernel {
   const MemberId& self() const { return self_; }
   MemberStatus self_status() const;
   const MemberTable& members() const { return members_; }
+  // This node's actor named `name` as its behaviour, or nullptr: what
+  // Context::local_behavior gives an actor, for a driver's sends. Actors
+  // are never destroyed before their kernel.
+  Behavior* local_behavior(std::string_view name) const;
   // Whether a handshake here established `life` or a newer life of its
   // address: first-hand, where a gossiped record is hearsay.
   bool proven(const MemberId& life) const;
@@ -227,8 +231,9 @@ class Kernel {
                   std::span<const std::uint8_t> body);
   // Request-response from outside any actor; completes exactly once as an
   // AskCompleted event with this id.
+  // `sent`, if given, says how the send went (Context::ask_reporting).
   AskId ask(Instant now, const ActorRef& target, std::uint32_t type_tag,
-            std::span<const std::uint8_t> body, Duration timeout);
+            std::span<const std::uint8_t> body, Duration timeout, SendResult* sent = nullptr);
   // Graceful leave: leaving -> exiting -> removed, then a ShutdownEvent.
   void leave(Instant now);
   // Key rotation without a restart (weftd's SIGHUP): the keys handshakes
@@ -441,7 +446,7 @@ class Kernel {
   void notify_member_watchers();
   void dead_letter(DeadLetterReason reason, const ActorRef& target, std::uint32_t type_tag);
   AskId start_ask(Asker asker, const wire::ActorRefView& sender, const ActorRef& target,
-                  std::uint32_t type_tag, std::span<const std::uint8_t> body, Duration timeout);
+                  std::uint32_t type_tag, std::span<const std::uint8_t> body, Duration timeout, SendResult* sent = nullptr);
 
   Config config_;
   Prng prng_;

@@ -92,6 +92,11 @@ class Kernel::ActorContext final : public Context {
     return kernel_.start_ask(Asker{actor_}, wire::ActorRefView::of(self()), target, type_tag, body,
                              timeout);
   }
+  AskId ask_reporting(const ActorRef& target, std::uint32_t type_tag, std::span<const std::uint8_t> body,
+                      Duration timeout, SendResult& sent) override {
+    return kernel_.start_ask(Asker{actor_}, wire::ActorRefView::of(self()), target, type_tag, body, timeout,
+                             &sent);
+  }
 
   SendResult reply(std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
     return reply_to(current_.view(), type_tag, body);
@@ -109,6 +114,7 @@ class Kernel::ActorContext final : public Context {
   }
 
   std::span<const Member> members() const override { return kernel_.members_.members(); }
+  Behavior* local_behavior(std::string_view name) const override { return kernel_.local_behavior(name); }
 
   SendResult forward(const ActorRef& target, const Delivery& message, std::uint32_t type_tag,
                      std::span<const std::uint8_t> body) override {
@@ -169,21 +175,23 @@ SendResult Kernel::tell(Instant now, const ActorRef& target, std::uint32_t type_
 }
 
 AskId Kernel::ask(Instant now, const ActorRef& target, std::uint32_t type_tag,
-                  std::span<const std::uint8_t> body, Duration timeout) {
+                  std::span<const std::uint8_t> body, Duration timeout, SendResult* sent) {
   advance(now);
   WEFT_ASSERT(started_);
   const wire::ActorRefView sender{wire::AddressView::of(self_.address), kExternalAsker};
-  const AskId id = start_ask(Asker{}, sender, target, type_tag, body, timeout);
+  const AskId id = start_ask(Asker{}, sender, target, type_tag, body, timeout, sent);
   WEFT_ASSERT(id != 0);  // 0 is no ask: completions are matched by id
   links_.sweep();
   return id;
 }
 
 AskId Kernel::start_ask(Asker asker, const wire::ActorRefView& sender, const ActorRef& target,
-                        std::uint32_t type_tag, std::span<const std::uint8_t> body, Duration timeout) {
+                        std::uint32_t type_tag, std::span<const std::uint8_t> body, Duration timeout,
+                        SendResult* sent) {
   WEFT_ASSERT(timeout > Duration::zero());
   WEFT_ASSERT(asker.external() || asker.actor < actors_.size());
   if (asks_.full()) {
+    if (sent != nullptr) *sent = SendResult::too_many_asks;
     const AskId id = asks_.refuse();
     complete_ask(PendingAsk{id, asker, target.node, now_}, AskOutcome::rejected, 0, {});
     return id;
@@ -193,6 +201,7 @@ AskId Kernel::start_ask(Asker asker, const wire::ActorRefView& sender, const Act
   WEFT_ASSERT(asks_.size() == pending_before + 1);
   wire::Envelope envelope{wire::MessageKind::ask, wire::ActorRefView::of(target), sender, id, type_tag, body};
   const SendResult result = send_user(envelope, target.local_slot);
+  if (sent != nullptr) *sent = result;
   if (result != SendResult::sent) {
     if (const auto pending = asks_.take(id)) {
       complete_ask(*pending,
@@ -277,6 +286,14 @@ SendResult Kernel::send_user(const wire::Envelope& envelope, std::uint32_t slot_
 // The actor a ref from spawn() names, if the ref still names it: the slot
 // spawn wrote into the ref holds an actor with the ref's very name and
 // address (ids.hpp, ActorRef::local_slot); kNoSlot otherwise.
+Behavior* Kernel::local_behavior(std::string_view name) const {
+  if (last_found_ < actors_.size() && same_text(actors_[last_found_]->name, name)) {
+    return actors_[last_found_]->behavior.get();
+  }
+  const auto found = actor_index_.find(name);
+  return found == actor_index_.end() ? nullptr : actors_[found->second]->behavior.get();
+}
+
 std::uint32_t Kernel::spawned_slot(const ActorRef& target) const {
   const std::uint32_t slot = target.local_slot;
   if (slot >= actors_.size()) return ActorRef::kNoSlot;

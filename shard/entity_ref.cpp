@@ -3,19 +3,17 @@
 #include <array>
 
 #include "shard/envelope.hpp"
+#include "shard/region.hpp"
 
 namespace weft::shard {
 
 namespace {
 
 // Hands `send` the envelope, encoded on the stack when it is small (most
-// are: weft_bench_shard's 64 B body makes 85 B), so a send allocates
-// nothing of its own; the kernel copies it either way. A bad key sends an
-// empty body, which the region refuses.
+// are: weft_bench_shard's 64 B body makes 112 B stamped), so a send
+// allocates nothing of its own; the kernel copies it either way.
 template <class Send>
-auto with_envelope(std::string_view key, std::uint32_t tag, std::span<const std::uint8_t> body, Send&& send) {
-  if (!valid_key(key)) return send(std::span<const std::uint8_t>{});
-  const EntityMessage message{0, tag, key, body};
+auto with_envelope(const EntityMessage& message, Send&& send) {
   const std::size_t size = encoded_size(message);
   constexpr std::size_t kStackBytes = 512;
   if (size <= kStackBytes) {
@@ -27,36 +25,64 @@ auto with_envelope(std::string_view key, std::uint32_t tag, std::span<const std:
   return send(std::span<const std::uint8_t>(heap));
 }
 
+// One entity message from this node: numbered and routed by the node's
+// region when the sender can reach it (Region::route_here), else sent to
+// the region to number and route. A bad key sends an empty body, which the
+// region refuses. `send(target, envelope, result)` sends, sets how it went
+// and returns the send's value (a SendResult or an AskId).
+template <class Send>
+auto send_entity(Behavior* local, const ActorRef& region_ref, std::span<const Member> members, std::string_view key,
+                 std::uint32_t tag, std::span<const std::uint8_t> body, Send&& send) {
+  SendResult result = SendResult::sent;
+  if (!valid_key(key)) return send(region_ref, std::span<const std::uint8_t>{}, result);
+  auto* region = dynamic_cast<Region*>(local);
+  if (region == nullptr) {
+    return with_envelope(EntityMessage{0, tag, key, body}, [&](std::span<const std::uint8_t> envelope) {
+      return send(region_ref, envelope, result);
+    });
+  }
+  const Region::LocalSend routed = region->route_here(region_ref, members, key, tag, body);
+  const auto value = with_envelope(routed.message, [&](std::span<const std::uint8_t> envelope) {
+    return send(*routed.to, envelope, result);
+  });
+  region->sent_here(routed, result);
+  return value;
+}
+
 }  // namespace
 
 Entities::Entities(const NodeAddress& self, std::string_view kind) : region_(region_of(self, kind)) {}
 
 SendResult Entities::tell(Context& context, std::string_view key, std::uint32_t tag,
                           std::span<const std::uint8_t> body) const {
-  return with_envelope(key, tag, body, [&](std::span<const std::uint8_t> envelope) {
-    return context.tell(region_, kEntityTag, envelope);
-  });
+  return send_entity(context.local_behavior(region_.name), region_, context.members(), key, tag, body,
+                     [&](const ActorRef& to, std::span<const std::uint8_t> envelope, SendResult& result) {
+                       return result = context.tell(to, kEntityTag, envelope);
+                     });
 }
 
 AskId Entities::ask(Context& context, std::string_view key, std::uint32_t tag, std::span<const std::uint8_t> body,
                     Duration timeout) const {
-  return with_envelope(key, tag, body, [&](std::span<const std::uint8_t> envelope) {
-    return context.ask(region_, kEntityTag, envelope, timeout);
-  });
+  return send_entity(context.local_behavior(region_.name), region_, context.members(), key, tag, body,
+                     [&](const ActorRef& to, std::span<const std::uint8_t> envelope, SendResult& result) {
+                       return context.ask_reporting(to, kEntityTag, envelope, timeout, result);
+                     });
 }
 
 SendResult Entities::tell(Kernel& kernel, Instant now, std::string_view key, std::uint32_t tag,
                           std::span<const std::uint8_t> body) const {
-  return with_envelope(key, tag, body, [&](std::span<const std::uint8_t> envelope) {
-    return kernel.tell(now, region_, kEntityTag, envelope);
-  });
+  return send_entity(kernel.local_behavior(region_.name), region_, kernel.members().members(), key, tag, body,
+                     [&](const ActorRef& to, std::span<const std::uint8_t> envelope, SendResult& result) {
+                       return result = kernel.tell(now, to, kEntityTag, envelope);
+                     });
 }
 
 AskId Entities::ask(Kernel& kernel, Instant now, std::string_view key, std::uint32_t tag,
                     std::span<const std::uint8_t> body, Duration timeout) const {
-  return with_envelope(key, tag, body, [&](std::span<const std::uint8_t> envelope) {
-    return kernel.ask(now, region_, kEntityTag, envelope, timeout);
-  });
+  return send_entity(kernel.local_behavior(region_.name), region_, kernel.members().members(), key, tag, body,
+                     [&](const ActorRef& to, std::span<const std::uint8_t> envelope, SendResult& result) {
+                       return kernel.ask(now, to, kEntityTag, envelope, timeout, &result);
+                     });
 }
 
 SendResult tell(Context& context, const EntityRef& entity, std::uint32_t tag, std::span<const std::uint8_t> body) {

@@ -76,6 +76,12 @@ class Region::EntityContext final : public Context {
     region_.entity_asks_.emplace(id, std::string(key_));
     return id;
   }
+  AskId ask_reporting(const ActorRef& target, std::uint32_t type_tag, std::span<const std::uint8_t> body,
+                      Duration timeout, SendResult& sent) override {
+    const AskId id = outer_.ask_reporting(target, type_tag, body, timeout, sent);
+    region_.entity_asks_.emplace(id, std::string(key_));
+    return id;
+  }
   SendResult reply(std::uint32_t type_tag, std::span<const std::uint8_t> body) override {
     return outer_.reply_to(handled_ != nullptr ? *handled_ : Delivery{}, type_tag, body);
   }
@@ -83,6 +89,7 @@ class Region::EntityContext final : public Context {
     return outer_.reply_to(asked, type_tag, body);
   }
   std::span<const Member> members() const override { return outer_.members(); }
+  Behavior* local_behavior(std::string_view name) const override { return outer_.local_behavior(name); }
   SendResult forward(const ActorRef& target, const Delivery& message, std::uint32_t type_tag,
                      std::span<const std::uint8_t> body) override {
     return outer_.forward(target, message, type_tag, body);
@@ -100,7 +107,11 @@ class Region::EntityContext final : public Context {
 };
 
 Region::Region(EntityKind kind)
-    : kind_(std::move(kind)), shard_map_(kind_.name, kind_.shards), missed_(kind_.shards, 0) {
+    : kind_(std::move(kind)),
+      shard_map_(kind_.name, kind_.shards),
+      next_number_(kind_.shards, 1),
+      last_queued_(kind_.shards, 0),
+      missed_(kind_.shards, 0) {
   WEFT_ASSERT(!kind_.name.empty() && kind_.shards >= 1 && kind_.passivate_after > Duration::zero());
   WEFT_ASSERT(kind_.handoff_timeout > Duration::zero() && kind_.reorder_wait > Duration::zero());
   WEFT_ASSERT(kind_.make != nullptr);
@@ -200,7 +211,7 @@ void Region::receive(Context& context, const Delivery& message) {
       } else if (message.type_tag == kReleaseTag) {
         on_release(context, message);
       } else {
-        on_entity_message(context, message);
+        on_entity_message(context, message, true);
       }
       break;
     case DeliveryKind::reply:
@@ -230,25 +241,38 @@ void Region::receive(Context& context, const Delivery& message) {
   kept_changed_ = false;
 }
 
-void Region::on_entity_message(Context& context, const Delivery& message) {
+void Region::on_entity_message(Context& context, const Delivery& message, bool from_mailbox) {
   if (message.type_tag != kEntityTag) return refuse(context, message, Refusal::malformed);
   const Decoded decoded = decode(message.body);
   if (!decoded.message) return refuse(context, message, Refusal::malformed);
   EntityMessage inner = *decoded.message;
   const ShardId shard = shard_of_key(inner.key);
-  const std::optional<NodeAddress>& owner = owners_[shard];
-  if (!owner) return refuse(context, message, Refusal::no_host);
+  // One of this node's, numbered as it was sent (route_here): once the
+  // latest of them is out of the mailbox, tells may go straight again.
+  const bool sent_here = from_mailbox && inner.hops == 0 && inner.stamp && inner.stamp->port == self_.port &&
+                         inner.stamp->host == self_.host && inner.stamp->life == self_life_;
+  if (sent_here && last_queued_[shard] == inner.stamp->number) last_queued_[shard] = 0;
   const bool entering = !inner.stamp.has_value();
+  // No number is skipped for a message that never left, if none was given
+  // after it.
+  const auto give_back = [&] {
+    if (entering || (sent_here && inner.stamp->number + 1 == next_number_[shard])) --next_number_[shard];
+  };
+  const std::optional<NodeAddress>& owner = owners_[shard];
   if (entering) inner.stamp = Stamp{self_.host, self_.port, self_life_, next_number_[shard]++};
+  if (!owner) {
+    give_back();
+    return refuse(context, message, Refusal::no_host);
+  }
   if (*owner == self_) return host(context, message, inner, shard);
   if (inner.hops >= kMaxHops) {
-    if (entering) --next_number_[shard];
+    give_back();
     return refuse(context, message, Refusal::hop_limit);
   }
   ++inner.hops;
   encode(inner, scratch_);
   if (context.forward(region_of_host(*owner), message, kEntityTag, scratch_) != SendResult::sent) {
-    if (entering) --next_number_[shard];  // no number is skipped for a message that never left
+    give_back();
     return refuse(context, message, Refusal::forward_failed);
   }
   bump(counters_.forwarded, exported_.forwarded);

@@ -181,6 +181,35 @@ class Region final : public Behavior, public ExportsMetrics {
   bool holds_lease(ShardId shard, Instant now) const;
   ShardId shard_of_key(std::string_view key) const;
 
+  // --- sends from this node (region_local_sends.cpp), for the Entities
+  // handle (shard/entity_ref.cpp), which reaches its node's region through
+  // Context::local_behavior. A message sent on this node is numbered as it
+  // is sent, in send order, by the same numbering the region stamps an
+  // arriving message with, and goes:
+  //   - one whose shard this region's view gives another node: straight
+  //     to that node's region (hops 1), when nothing of this node's for the
+  //     shard still waits in this region's mailbox, which would otherwise
+  //     be overtaken (a fresh owner starts a source at the first number it
+  //     sees: shard_inbox.hpp);
+  //   - anything else (a shard owned here or by no one yet, a view being
+  //     read, something of the shard's queued here): into this region's
+  //     mailbox, numbered, for the region to route as it would an arriving
+  //     message.
+  // One mailbox round, one decode and one encode fewer for the common
+  // message. route_here() says where and with what envelope; the caller
+  // sends it and gives the result to sent_here(), which takes the number
+  // back if nothing went (nothing later was numbered: the two calls are one
+  // step on the kernel's thread).
+  struct LocalSend {
+    const ActorRef* to = nullptr;  // the owner's region, or this node's
+    EntityMessage message;         // stamped, unless this node's life is unknown
+    ShardId shard = 0;
+    std::uint64_t queued_before = 0;
+  };
+  LocalSend route_here(const ActorRef& self_region, std::span<const Member> members, std::string_view key,
+                       std::uint32_t tag, std::span<const std::uint8_t> body);
+  void sent_here(const LocalSend& send, SendResult result);
+
  private:
   class EntityContext;
   struct Active {
@@ -192,7 +221,7 @@ class Region final : public Behavior, public ExportsMetrics {
   using Entities = EntityTable<Active>;
 
   // region.cpp: routing, delivery, refusals, timers
-  void on_entity_message(Context& context, const Delivery& message);
+  void on_entity_message(Context& context, const Delivery& message, bool from_mailbox = false);
   void host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
   void keep(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
   MailboxSlot copy_of(const Delivery& message, const EntityMessage& inner);
@@ -292,6 +321,11 @@ class Region final : public Behavior, public ExportsMetrics {
   // it hands it over (a HandoffDone) to the next owner a view names.
   std::vector<bool> responsible_;
   std::vector<std::uint64_t> next_number_;  // per shard, the next number this region stamps
+  // Per shard, the number of the latest message of this node's put in this
+  // region's mailbox (route_here), until the region takes it out; 0: none
+  // waits there, so a tell may go straight to the owner.
+  std::vector<std::uint64_t> last_queued_;
+  bool reading_view_ = false;  // on_members_changed runs: owners_ is being replaced
   // had_cause_to_await: per shard, views_read_ when this node gained it and
   // the owner named before; per member, views_read_ when it was last newly
   // up or live here.

@@ -103,6 +103,9 @@ void Region::on_members_changed(Context& context) {
       return;
     }
   }
+  // Senders on this node queue here until the view is read and its moves
+  // made (route_here).
+  reading_view_ = true;
   std::vector<std::optional<NodeAddress>> before = std::move(owners_);
   const std::vector<NodeAddress> hosts_before = std::move(hosts_);
   const std::vector<NodeAddress> live_before = std::move(live_);
@@ -143,6 +146,10 @@ void Region::on_members_changed(Context& context) {
   }
   std::erase_if(inboxes_, [&](const auto& entry) { return entry.second.empty(); });
   arm_order_timer(context);
+  // What an old life queued here is stale now (refused stale_source): it
+  // holds no later tell back.
+  if (self_life_ != life_before) std::fill(last_queued_.begin(), last_queued_.end(), 0);
+  reading_view_ = false;
 }
 
 // Shards this view gives another node: their entities stop, those with

@@ -77,6 +77,8 @@ enum class SendResult : std::uint8_t {
 
 std::string_view to_string(SendResult result);
 
+class Behavior;
+
 class Context {
  public:
   virtual ~Context() = default;
@@ -99,6 +101,15 @@ class Context {
   // Returns the ask's id; the completion arrives as a delivery.
   virtual AskId ask(const ActorRef& target, std::uint32_t type_tag,
                     std::span<const std::uint8_t> body, Duration timeout) = 0;
+  // ask(), also saying how its send went, as tell() does: anything but
+  // `sent` means the ask has completed already. For a layer that keeps
+  // something per message sent (the sharding layer's numbering); a context
+  // that cannot tell says `sent`.
+  virtual AskId ask_reporting(const ActorRef& target, std::uint32_t type_tag, std::span<const std::uint8_t> body,
+                              Duration timeout, SendResult& sent) {
+    sent = SendResult::sent;
+    return ask(target, type_tag, body, timeout);
+  }
   // Replies to the ask being handled; a no-op (counted) outside an ask.
   virtual SendResult reply(std::uint32_t type_tag, std::span<const std::uint8_t> body) = 0;
 
@@ -119,6 +130,16 @@ class Context {
   // starting a tag that is armed replaces it (kernel/actors/actor_timers.hpp).
   virtual void start_timer(std::uint32_t tag, Duration after) = 0;
   virtual void cancel_timer(std::uint32_t tag) = 0;
+  // The behaviour of this node's actor named `name`, or nullptr (always,
+  // outside a kernel): for a layer whose senders work on its actor's state
+  // at send time instead of through its mailbox (the sharding layer numbers
+  // an entity message as it is sent: shard/entity_ref.cpp). Valid during the
+  // call and on the kernel's thread only; the actor may be running (the
+  // caller is then one of its own callees), so the layer says what is safe.
+  virtual Behavior* local_behavior(std::string_view name) const {
+    (void)name;
+    return nullptr;
+  }
 };
 
 class Behavior {
