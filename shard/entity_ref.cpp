@@ -1,6 +1,7 @@
 #include "shard/entity_ref.hpp"
 
 #include <array>
+#include <typeinfo>
 
 #include "shard/envelope.hpp"
 #include "shard/region.hpp"
@@ -35,7 +36,8 @@ auto send_entity(Behavior* local, const ActorRef& region_ref, std::span<const Me
                  std::uint32_t tag, std::span<const std::uint8_t> body, Send&& send) {
   SendResult result = SendResult::sent;
   if (!valid_key(key)) return send(region_ref, std::span<const std::uint8_t>{}, result);
-  auto* region = dynamic_cast<Region*>(local);
+  // Region is final: its type alone says the behaviour is one.
+  Region* region = local != nullptr && typeid(*local) == typeid(Region) ? static_cast<Region*>(local) : nullptr;
   if (region == nullptr) {
     return with_envelope(EntityMessage{0, tag, key, body}, [&](std::span<const std::uint8_t> envelope) {
       return send(region_ref, envelope, result);

@@ -1,6 +1,7 @@
 // Entity envelopes; the layout is in envelope.hpp.
 #include "shard/envelope.hpp"
 
+#include <bit>
 #include <cstring>
 
 #include "kernel/assert.hpp"
@@ -37,9 +38,27 @@ std::size_t encoded_size(const EntityMessage& message) {
 
 namespace {
 
-std::uint8_t* store(std::uint8_t* at, std::uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) *at++ = static_cast<std::uint8_t>(value >> (8 * i));
-  return at;
+// Fixed-width little-endian fields, one copy each on a little-endian
+// machine (every entity message is encoded once and decoded once or twice).
+template <class Int>
+std::uint8_t* store(std::uint8_t* at, Int value) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(at, &value, sizeof value);
+  } else {
+    for (std::size_t i = 0; i < sizeof value; ++i) at[i] = static_cast<std::uint8_t>(value >> (8 * i));
+  }
+  return at + sizeof value;
+}
+
+template <class Int>
+Int load(const std::uint8_t* at) {
+  Int value = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(&value, at, sizeof value);
+  } else {
+    for (std::size_t i = 0; i < sizeof value; ++i) value = static_cast<Int>(value | (Int{at[i]} << (8 * i)));
+  }
+  return value;
 }
 
 std::uint8_t* store(std::uint8_t* at, std::span<const std::uint8_t> bytes) {
@@ -60,15 +79,15 @@ void encode_to(const EntityMessage& message, std::span<std::uint8_t> out) {
   *at++ = kVersion;
   *at++ = message.hops;
   *at++ = message.stamp ? kStamped : 0;
-  at = store(at, message.tag, 4);
-  at = store(at, message.key.size(), 2);
+  at = store(at, std::uint32_t{message.tag});
+  at = store(at, static_cast<std::uint16_t>(message.key.size()));
   if (message.stamp) {
     WEFT_ASSERT(!message.stamp->host.empty() && message.stamp->host.size() <= 255);
-    at = store(at, message.stamp->host.size(), 1);
+    *at++ = static_cast<std::uint8_t>(message.stamp->host.size());
     at = store(at, as_bytes(message.stamp->host));
-    at = store(at, message.stamp->port, 2);
-    at = store(at, message.stamp->life, 8);
-    at = store(at, message.stamp->number, 8);
+    at = store(at, std::uint16_t{message.stamp->port});
+    at = store(at, std::uint64_t{message.stamp->life});
+    at = store(at, std::uint64_t{message.stamp->number});
   }
   at = store(at, as_bytes(message.key));
   at = store(at, message.body);
@@ -97,30 +116,39 @@ std::string_view to_string(DecodeError error) {
 }
 
 Decoded decode(std::span<const std::uint8_t> bytes) {
-  wire_detail::Reader in(bytes);
-  const auto version = in.get(1);
+  // Read in place with each field's width checked against what is left,
+  // in the order of the layout: the first field that does not fit names
+  // the error (truncated), as does the first that does not read.
+  const std::uint8_t* const p = bytes.data();
+  const std::size_t size = bytes.size();
+  constexpr std::size_t kHeader = 9;  // version, hops, flags, tag, key length
+  if (size < kHeader) return {std::nullopt, DecodeError::truncated};
   EntityMessage message;
-  message.hops = static_cast<std::uint8_t>(in.get(1));
-  const auto flags = in.get(1);
-  message.tag = static_cast<std::uint32_t>(in.get(4));
-  const auto key_bytes = static_cast<std::size_t>(in.get(2));
-  if (!in.ok()) return {std::nullopt, DecodeError::truncated};
-  if (version != kVersion || (flags & ~std::uint64_t{kStamped}) != 0) return {std::nullopt, DecodeError::bad_version};
+  const std::uint8_t version = p[0];
+  message.hops = p[1];
+  const std::uint8_t flags = p[2];
+  message.tag = load<std::uint32_t>(p + 3);
+  const std::size_t key_bytes = load<std::uint16_t>(p + 7);
+  if (version != kVersion || (flags & ~kStamped) != 0) return {std::nullopt, DecodeError::bad_version};
   if (key_bytes == 0 || key_bytes > kMaxKeyBytes) return {std::nullopt, DecodeError::bad_key};
+  std::size_t at = kHeader;
   if ((flags & kStamped) != 0) {
+    if (size - at < 1) return {std::nullopt, DecodeError::truncated};
+    const std::size_t host_bytes = p[at++];
+    if (size - at < host_bytes + 2 + 8 + 8) return {std::nullopt, DecodeError::truncated};
     Stamp stamp;
-    stamp.host = in.text(1);
-    stamp.port = static_cast<std::uint16_t>(in.get(2));
-    stamp.life = in.get(8);
-    stamp.number = in.get(8);
-    if (!in.ok()) return {std::nullopt, DecodeError::truncated};
+    stamp.host = std::string_view(reinterpret_cast<const char*>(p + at), host_bytes);
+    at += host_bytes;
+    stamp.port = load<std::uint16_t>(p + at);
+    stamp.life = load<std::uint64_t>(p + at + 2);
+    stamp.number = load<std::uint64_t>(p + at + 10);
+    at += 18;
     if (stamp.host.empty() || stamp.port == 0) return {std::nullopt, DecodeError::bad_stamp};
     message.stamp = stamp;
   }
-  const std::span<const std::uint8_t> key = in.take(key_bytes);
-  if (!in.ok()) return {std::nullopt, DecodeError::truncated};
-  message.key = std::string_view(reinterpret_cast<const char*>(key.data()), key.size());
-  message.body = in.rest();
+  if (size - at < key_bytes) return {std::nullopt, DecodeError::truncated};
+  message.key = std::string_view(reinterpret_cast<const char*>(p + at), key_bytes);
+  message.body = bytes.subspan(at + key_bytes);
   return {message, DecodeError::truncated};
 }
 

@@ -264,14 +264,14 @@ void Region::on_entity_message(Context& context, const Delivery& message, bool f
     give_back();
     return refuse(context, message, Refusal::no_host);
   }
-  if (*owner == self_) return host(context, message, inner, shard);
+  if (straight_[shard] == nullptr) return host(context, message, inner, shard);  // owned here
   if (inner.hops >= kMaxHops) {
     give_back();
     return refuse(context, message, Refusal::hop_limit);
   }
   ++inner.hops;
   encode(inner, scratch_);
-  if (context.forward(region_of_host(*owner), message, kEntityTag, scratch_) != SendResult::sent) {
+  if (context.forward(*straight_[shard], message, kEntityTag, scratch_) != SendResult::sent) {
     give_back();
     return refuse(context, message, Refusal::forward_failed);
   }
@@ -284,11 +284,10 @@ void Region::host(Context& context, const Delivery& message, const EntityMessage
   if (!may_serve(shard, context.now())) return keep_unleased(context, message, inner, shard);
   if (kind_.mutations.unordered) return deliver(context, message, inner);
   if (!kind_.mutations.keep_stale && stale(*inner.stamp)) return refuse(context, message, Refusal::stale_source);
-  const Source source{std::string(inner.stamp->host), inner.stamp->port, inner.stamp->life};
-  switch (inbox.admit(source, inner.stamp->number)) {
+  switch (inbox.admit(SourceView{inner.stamp->host, inner.stamp->port, inner.stamp->life}, inner.stamp->number)) {
     case ShardInbox::Admit::now:
       deliver(context, message, inner);
-      release_ready(context, inbox);
+      if (inbox.holding()) release_ready(context, inbox);
       break;
     case ShardInbox::Admit::hold:
       keep(context, message, inner, shard);

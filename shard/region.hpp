@@ -313,7 +313,16 @@ class Region final : public Behavior, public ExportsMetrics {
     std::uint64_t floor = 0;
   };
   std::vector<LifeFloor> life_floors_;  // sorted by (host, port)
-  bool stale(const Stamp& stamp) const;
+  bool stale(const Stamp& stamp);
+  // The last floor stale() looked up, valid while views_read_ stays: most
+  // messages in a row come from one source.
+  struct FloorSeen {
+    std::uint64_t views_read = 0;  // 0: nothing cached
+    std::string host;
+    std::uint16_t port = 0;
+    std::uint64_t floor = 0;
+  };
+  FloorSeen floor_seen_;
   // The life of `node` that may still send (its live life, if it is live).
   std::uint64_t life_floor(std::string_view host, std::uint16_t port) const;
   std::vector<ActorRef> host_regions_;  // hosts_' regions, made once per view rather than per message
@@ -325,6 +334,9 @@ class Region final : public Behavior, public ExportsMetrics {
   // region's mailbox (route_here), until the region takes it out; 0: none
   // waits there, so a tell may go straight to the owner.
   std::vector<std::uint64_t> last_queued_;
+  // Per shard, the owner's region when the last view read names another
+  // node (into host_regions_), else nullptr: route_here's one lookup.
+  std::vector<const ActorRef*> straight_;
   bool reading_view_ = false;  // on_members_changed runs: owners_ is being replaced
   // had_cause_to_await: per shard, views_read_ when this node gained it and
   // the owner named before; per member, views_read_ when it was last newly

@@ -21,8 +21,8 @@ Region::LocalSend Region::route_here(const ActorRef& self_region, std::span<cons
   }
   send.message.stamp = Stamp{self.host, self.port, life, next_number_[shard]++};
   const bool routed = read_a_view_ && !reading_view_;
-  if (routed && owners_[shard] && *owners_[shard] != self_ && last_queued_[shard] == 0) {
-    send.to = &region_of_host(*owners_[shard]);
+  if (routed && straight_[shard] != nullptr && last_queued_[shard] == 0) {
+    send.to = straight_[shard];
     send.message.hops = 1;
   } else {
     last_queued_[shard] = send.message.stamp->number;

@@ -63,7 +63,10 @@ void Region::read_view(Context& context) {
   for (const NodeAddress& host : hosts_) host_regions_.push_back(region_of(host, kind_.name));
   owners_.assign(kind_.shards, std::nullopt);
   for (ShardId shard = 0; shard < kind_.shards; ++shard) owners_[shard] = placement.owner(kind_.name, shard);
-  next_number_.resize(kind_.shards, 1);
+  straight_.assign(kind_.shards, nullptr);
+  for (ShardId shard = 0; shard < kind_.shards; ++shard) {
+    if (owners_[shard] && *owners_[shard] != self_) straight_[shard] = &region_of_host(*owners_[shard]);
+  }
   responsible_.resize(kind_.shards, false);
   live_.clear();
   life_floors_.clear();
@@ -93,7 +96,13 @@ std::uint64_t Region::life_floor(std::string_view host, std::uint16_t port) cons
   return it != life_floors_.end() && it->host == host && it->port == port ? it->floor : 0;
 }
 
-bool Region::stale(const Stamp& stamp) const { return stamp.life < life_floor(stamp.host, stamp.port); }
+bool Region::stale(const Stamp& stamp) {
+  FloorSeen& seen = floor_seen_;
+  if (seen.views_read != views_read_ || seen.port != stamp.port || seen.host != stamp.host) {
+    seen = FloorSeen{views_read_, std::string(stamp.host), stamp.port, life_floor(stamp.host, stamp.port)};
+  }
+  return stamp.life < seen.floor;
+}
 
 void Region::on_members_changed(Context& context) {
   if (kind_.mutations.ignore_joins && read_a_view_) {

@@ -47,6 +47,16 @@ ShardInbox::Admit ShardInbox::admit(const Source& source, std::uint64_t number) 
   return Admit::now;
 }
 
+ShardInbox::Admit ShardInbox::admit(const SourceView& source, std::uint64_t number) {
+  WEFT_ASSERT(!awaiting());
+  auto it = next_.find(source);
+  if (it == next_.end()) it = next_.emplace(Source{std::string(source.host), source.port, source.life}, number).first;
+  if (number < it->second) return Admit::late;
+  if (number > it->second) return Admit::hold;
+  it->second = number + 1;
+  return Admit::now;
+}
+
 bool ShardInbox::hold(const Source& source, std::uint64_t number, MailboxSlot& message, Instant now) {
   auto [it, fresh] = held_.try_emplace({source, number});
   if (!fresh) return false;

@@ -36,6 +36,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -52,9 +54,28 @@ struct Source {
   auto operator<=>(const Source&) const = default;
 };
 
+// A source as a message's stamp names it (a view of its bytes), to look one
+// up without building it: every message admitted does.
+struct SourceView {
+  std::string_view host;
+  std::uint16_t port = 0;
+  std::uint64_t life = 0;
+};
+
+// Source's order, across Source and SourceView.
+struct SourceOrder {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    const int host = std::string_view(a.host).compare(std::string_view(b.host));
+    if (host != 0) return host < 0;
+    return std::tie(a.port, a.life) < std::tie(b.port, b.life);
+  }
+};
+
 class ShardInbox {
  public:
-  using Numbering = std::map<Source, std::uint64_t>;  // per source, the next number expected
+  using Numbering = std::map<Source, std::uint64_t, SourceOrder>;  // per source, the next number expected
   enum class Admit : std::uint8_t { now, hold, late };
 
   // --- awaiting handoffs
@@ -78,6 +99,10 @@ class ShardInbox {
   // A stamped message from `source` numbered `number`, not awaiting: now
   // advances the numbering past it, and the caller hands it on.
   Admit admit(const Source& source, std::uint64_t number);
+  // admit() with the source as a view: built only the first time it is seen.
+  Admit admit(const SourceView& source, std::uint64_t number);
+  // Whether any message is held for a gap (take_ready has work).
+  bool holding() const { return !held_.empty(); }
   // Keeps a message admit() answered hold for (moved from); false for a
   // number already held (a duplicate), which is late.
   bool hold(const Source& source, std::uint64_t number, MailboxSlot& message, Instant now);
