@@ -8,8 +8,8 @@
 // region's decode, stamp, shard inbox and entity lookup) is all that differs
 // from the direct path (the kernel's tell and dispatch, which both share).
 // Two nodes joined by in-memory pipes: the sender's node owns none of the
-// keys, so an entity tell goes through the sender's region and over the
-// link to the owner's, against a direct tell over the same link to an actor
+// keys, so an entity tell is numbered by the sender's region as it is sent
+// and goes over the link to the owner's, against a direct tell over the same link to an actor
 // there: the common case in a cluster, with the wire's work on both paths.
 #include <benchmark/benchmark.h>
 

@@ -446,7 +446,8 @@ class Kernel {
   void notify_member_watchers();
   void dead_letter(DeadLetterReason reason, const ActorRef& target, std::uint32_t type_tag);
   AskId start_ask(Asker asker, const wire::ActorRefView& sender, const ActorRef& target,
-                  std::uint32_t type_tag, std::span<const std::uint8_t> body, Duration timeout, SendResult* sent = nullptr);
+                  std::uint32_t type_tag, std::span<const std::uint8_t> body, Duration timeout,
+                  SendResult* sent = nullptr);
 
   Config config_;
   Prng prng_;

@@ -3,13 +3,14 @@
 //
 // Entity messages (kEntityTag). An entity message names its entity's key
 // and carries the user's own tag and body, how many regions have handed it
-// on (hops), and, once a region has taken it in, a stamp: the region it
-// entered by (its node's address and life) and its number among the
-// messages that region let in for the key's shard. The stamp is what keeps
-// per-sender order across a move (shard/shard_inbox.hpp): every message a
-// sender sends enters by its own node's region, so a sender's messages to
-// one entity carry increasing numbers from one source, whatever path each
-// takes afterwards. A message handed on kMaxHops times is refused rather
+// on (hops), and a stamp: the region it entered by (its node's address and
+// life) and its number among the messages that region let in for the
+// key's shard. The stamp is what keeps per-sender order across a move
+// (shard/shard_inbox.hpp): every message a sender sends enters by its own
+// node's region, numbered as it is sent (Region::route_here; or as it
+// reaches the region, from a sender that cannot reach it directly), so a
+// sender's messages to one entity carry increasing numbers from one
+// source, whatever path each takes afterwards. A message handed on kMaxHops times is refused rather
 // than forwarded again (two regions whose views disagree would otherwise
 // bounce it). The kind is not in the envelope: the region the message is
 // sent to is the kind's (`shard.<kind>`), so an entity message for a kind

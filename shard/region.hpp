@@ -8,8 +8,10 @@
 // (shard/placement.hpp), recomputed whenever the table changes (the region
 // watches it from its spawn). Then, for an entity message
 // (shard/envelope.hpp):
-//   - the first region it reaches, its sender's own, stamps it with itself
-//     as the source and the shard's next number;
+//   - its sender's own node's region stamps it with itself as the source
+//     and the shard's next number, as it is sent (route_here below: then
+//     straight to the owner's region when that is another node's), or as
+//     it arrives, from a sender that cannot reach the region;
 //   - owned here: it goes through the shard's inbox (shard/shard_inbox.hpp),
 //     which hands messages on in each source's order, and the entity is
 //     started if it is not active (EntityKind::make) and given the message,

@@ -2,8 +2,9 @@
 // (issue 28: per-sender FIFO to an entity, across a handoff).
 //
 // Model. Every message enters the mesh through its sender's own node's
-// region, which stamps it with that source (node address and life) and the
-// next number it gave the key's shard (shard/envelope.hpp). One sender's
+// region, which numbers it as it is sent, stamping it with that source
+// (node address and life) and the next number it gave the key's shard
+// (shard/envelope.hpp, Region::route_here). One sender's
 // messages to one entity therefore carry increasing numbers from one
 // source, but need not arrive in that order when the shard moves: some went
 // to the old owner and are forwarded, later ones come straight to the new.

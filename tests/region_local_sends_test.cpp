@@ -88,7 +88,8 @@ TEST(RegionLocalSends, AStraightTellNeverOvertakesOneQueuedForItsShard) {
   Region region(std::move(kind));
   Recorder context(one);
   context.region = &region;
-  const std::vector<Member> both{Member{test::member_id(1), MemberStatus::up}, Member{test::member_id(2), MemberStatus::up}};
+  const std::vector<Member> both{Member{test::member_id(1), MemberStatus::up},
+                                 Member{test::member_id(2), MemberStatus::up}};
   // A key node 2 owns once both are up.
   std::string key;
   for (int i = 0; i < 100 && key.empty(); ++i) {
