@@ -223,6 +223,8 @@ class Region final : public Behavior, public ExportsMetrics {
   using Entities = EntityTable<Active>;
 
   // region.cpp: routing, delivery, refusals, timers
+  // `from_mailbox`: the kernel delivered it (not a kept message offered
+  // again), so it may be one route_here queued (last_queued_).
   void on_entity_message(Context& context, const Delivery& message, bool from_mailbox = false);
   void host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
   void keep(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
