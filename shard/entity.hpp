@@ -87,6 +87,10 @@ struct RegionMutations {
   // empty, and its region sends nothing again of what the old life handed:
   // a handoff still in the old links' buffers (a cut link) is state lost.
   bool rejoin_forgets_handoffs = false;
+  // A shard this node handed to a member that is not live comes back, and
+  // the copy of what it handed is forgotten, not taken back: a part lost
+  // on a cut link to a member that went down is state gone.
+  bool forget_returned = false;
   // A message stamped by a life its node has left (down, or restarted) is
   // handed on as any other: its source's numbering went with that life, so
   // it counts as a new source's first, after what its sender sent since.

@@ -39,7 +39,9 @@
 // (states and numbering) for 2 x handoff_timeout and sends it again when
 // the new owner's query names the shard: a first copy refused (it came
 // before the receiver's view named it owner) or dropped unseen is not state
-// lost. A message stamped by a life its node has left is refused
+// lost; if the shard comes back while its receiver is not live (owed no
+// handoff, its copy maybe lost on a cut link), the region takes the kept
+// copy back (take_back_returned). A message stamped by a life its node has left is refused
 // (stale_source): that life's numbering is gone, so it cannot be ordered.
 // Split brain (AP). Two nodes whose views agree name the same owner, so
 // they never both host an entity; nodes whose views disagree (a partition,
@@ -246,6 +248,7 @@ class Region final : public Behavior, public ExportsMetrics {
   void on_members_changed(Context& context);
   void read_view(Context& context);
   void hand_over_lost(Context& context, const std::set<NodeAddress>& newly_up);
+  void take_back_returned(Context& context);
   void await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before,
                     const std::set<NodeAddress>& newly_seen);
   void end_waits_on_gone(Context& context);
@@ -367,7 +370,8 @@ class Region final : public Behavior, public ExportsMetrics {
   // What this region handed a new owner of a shard, kept twice
   // handoff_timeout (views may be that far apart) for the new owner's query
   // to have it sent again (handoff_wire.hpp); forgotten sooner when the
-  // shard comes back here.
+  // shard comes back here, after take_back_returned has taken it back if
+  // its receiver is not live.
   struct Handed {
     Instant until;
     std::uint64_t life = 0;  // the new owner's, when handed: a later life of it is owed none of this

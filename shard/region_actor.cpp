@@ -26,6 +26,7 @@ ActorKind region_actor(EntityKind kind) {
                      m.no_resend = m.no_resend || start.planted_defect("shard_no_resend");
                      m.rejoin_forgets_handoffs =
                          m.rejoin_forgets_handoffs || start.planted_defect("shard_rejoin_forgets_handoffs");
+                     m.forget_returned = m.forget_returned || start.planted_defect("shard_forget_returned");
                      m.keep_stale = m.keep_stale || start.planted_defect("shard_keep_stale");
                      m.votes_behind_user = m.votes_behind_user || start.planted_defect("shard_votes_behind_user");
                      MajorityOptions& majority = planted.majority;
@@ -56,6 +57,10 @@ std::vector<PlantedDefect> region_defects() {
        .property = "COUNTER",
        .branch = "increments were acknowledged",
        .scenario_only = "entities_rejoined_sender.scenario"},
+      {.name = "shard_forget_returned",
+       .property = "COUNTER",
+       .branch = "increments were acknowledged",
+       .scenario_only = "entities_returned_handoff.scenario"},
       {.name = "shard_keep_stale",
        .property = "ORDER",
        .branch = "in one epoch",

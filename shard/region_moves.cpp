@@ -121,6 +121,7 @@ void Region::on_members_changed(Context& context) {
   const std::uint64_t life_before = self_life_;
   read_view(context);
   note_leavers(context);
+  take_back_returned(context);
   // Before this view's HandoffDones, which would end the waits it answers.
   if (life_before != 0 && self_life_ != life_before) resend_old_life(context);
   if (before.empty()) before.assign(kind_.shards, std::nullopt);
@@ -167,6 +168,36 @@ void Region::on_members_changed(Context& context) {
 // A shard this view gives no one (no member up here: a partition, this node
 // down) stays with this node, entities and all, until a view names an owner
 // to hand it to: nobody else can take it meanwhile.
+// A shard this node handed to a member that is not live comes back: that
+// member hands nothing (await_gained awaits only live members), so the
+// state this node sent it, kept for a query (handed_), is taken back here
+// before it is forgotten; else a part lost on a cut link to a member that
+// went down would be state gone uncounted (wip/entities_straight_6407).
+void Region::take_back_returned(Context& context) {
+  if (kind_.mutations.forget_returned) return;
+  bool took = false;
+  for (auto& [to_shard, handed] : handed_) {
+    const auto& [to, shard] = to_shard;
+    if (shard >= owners_.size() || owners_[shard] != self_ || is_live(context, to)) continue;
+    for (const std::vector<std::uint8_t>& bytes : handed.parts) {
+      const std::optional<HandoffEntity> part = decode_entity(bytes);
+      if (!part || hosts(part->key)) continue;
+      std::unique_ptr<Entity> entity = kind_.make(part->key);
+      if (entity == nullptr) continue;
+      entity->take_over(part->state);
+      entities_.emplace(part->key, Active{std::move(entity), context.now(), false, true});
+      ++counters_.handed_in;
+      if (exported_.handed_in != nullptr) exported_.handed_in->add();
+      took = true;
+    }
+    inboxes_[shard].merge(handed.numbering);
+    handed.parts.clear();
+  }
+  if (!took) return;
+  want_votes(context);  // as for a part taken from another node
+  if (!passivation_armed_) arm_passivation(context, context.now() + kind_.passivate_after);
+}
+
 void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly_up) {
   // Every member newly up here hears from this node, if only that it hands
   // it nothing: it may be waiting to learn whether this node served a shard
