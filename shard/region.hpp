@@ -249,6 +249,7 @@ class Region final : public Behavior, public ExportsMetrics {
   void read_view(Context& context);
   void hand_over_lost(Context& context, const std::set<NodeAddress>& newly_up);
   void take_back_returned(Context& context);
+  bool restore(Context& context, const HandoffEntity& part);
   void await_gained(Context& context, const std::vector<std::optional<NodeAddress>>& before,
                     const std::set<NodeAddress>& newly_seen);
   void end_waits_on_gone(Context& context);

@@ -181,14 +181,7 @@ void Region::take_back_returned(Context& context) {
     if (shard >= owners_.size() || owners_[shard] != self_ || is_live(context, to)) continue;
     for (const std::vector<std::uint8_t>& bytes : handed.parts) {
       const std::optional<HandoffEntity> part = decode_entity(bytes);
-      if (!part || hosts(part->key)) continue;
-      std::unique_ptr<Entity> entity = kind_.make(part->key);
-      if (entity == nullptr) continue;
-      entity->take_over(part->state);
-      entities_.emplace(part->key, Active{std::move(entity), context.now(), false, true});
-      ++counters_.handed_in;
-      if (exported_.handed_in != nullptr) exported_.handed_in->add();
-      took = true;
+      if (part && !hosts(part->key)) took = restore(context, *part) || took;
     }
     inboxes_[shard].merge(handed.numbering);
     handed.parts.clear();
@@ -360,14 +353,21 @@ void Region::on_handoff_entity(Context& context, const Delivery& message) {
     note_missed(part->shard);
     return;
   }
-  std::unique_ptr<Entity> entity = kind_.make(part->key);
-  if (entity == nullptr) return refuse(context, message, Refusal::no_entity);
-  entity->take_over(part->state);
-  entities_.emplace(part->key, Active{std::move(entity), context.now(), false, true});
+  if (!restore(context, *part)) return refuse(context, message, Refusal::no_entity);
   want_votes(context);
+  if (!passivation_armed_) arm_passivation(context, context.now() + kind_.passivate_after);
+}
+
+// An entity started from handed state (restored); false if the kind makes
+// none for the key.
+bool Region::restore(Context& context, const HandoffEntity& part) {
+  std::unique_ptr<Entity> entity = kind_.make(part.key);
+  if (entity == nullptr) return false;
+  entity->take_over(part.state);
+  entities_.emplace(part.key, Active{std::move(entity), context.now(), false, true});
   ++counters_.handed_in;
   if (exported_.handed_in != nullptr) exported_.handed_in->add();
-  if (!passivation_armed_) arm_passivation(context, context.now() + kind_.passivate_after);
+  return true;
 }
 
 // The shards this region holds until a view names another owner for them
