@@ -72,6 +72,9 @@ struct PlantedDefect {
   // generated seeds seldom do: `mutations` lists it and sweeps it only by
   // name, and a CTest runs the file.
   std::string scenario_only = {};
+  // A unit test (tests/) that catches it where no simulated run is known
+  // to reach what catches it: `mutations` lists it unswept, naming the test.
+  std::string unit_test_only = {};
 };
 
 // Traffic and properties for simulation (sim/workload.hpp).

@@ -91,6 +91,11 @@ struct RegionMutations {
   // the copy of what it handed is forgotten, not taken back: a part lost
   // on a cut link to a member that went down is state gone.
   bool forget_returned = false;
+  // A shard handed to a member that is not live comes back, and the copy
+  // of what was handed is taken back even though a view since named a
+  // third owner, which may have served the key and hands it here newer:
+  // the old copy, restored first, makes that handoff a conflict.
+  bool return_past_third_owner = false;
   // A message stamped by a life its node has left (down, or restarted) is
   // handed on as any other: its source's numbering went with that life, so
   // it counts as a new source's first, after what its sender sent since.

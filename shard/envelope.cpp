@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "kernel/assert.hpp"
+#include "shard/little_endian.hpp"
 
 namespace weft::shard {
 
@@ -48,17 +49,6 @@ std::uint8_t* store(std::uint8_t* at, Int value) {
     for (std::size_t i = 0; i < sizeof value; ++i) at[i] = static_cast<std::uint8_t>(value >> (8 * i));
   }
   return at + sizeof value;
-}
-
-template <class Int>
-Int load(const std::uint8_t* at) {
-  Int value = 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(&value, at, sizeof value);
-  } else {
-    for (std::size_t i = 0; i < sizeof value; ++i) value = static_cast<Int>(value | (Int{at[i]} << (8 * i)));
-  }
-  return value;
 }
 
 std::uint8_t* store(std::uint8_t* at, std::span<const std::uint8_t> bytes) {
@@ -127,8 +117,8 @@ Decoded decode(std::span<const std::uint8_t> bytes) {
   const std::uint8_t version = p[0];
   message.hops = p[1];
   const std::uint8_t flags = p[2];
-  message.tag = load<std::uint32_t>(p + 3);
-  const std::size_t key_bytes = load<std::uint16_t>(p + 7);
+  message.tag = load_le<std::uint32_t>(p + 3);
+  const std::size_t key_bytes = load_le<std::uint16_t>(p + 7);
   if (version != kVersion || (flags & ~kStamped) != 0) return {std::nullopt, DecodeError::bad_version};
   if (key_bytes == 0 || key_bytes > kMaxKeyBytes) return {std::nullopt, DecodeError::bad_key};
   std::size_t at = kHeader;
@@ -139,9 +129,9 @@ Decoded decode(std::span<const std::uint8_t> bytes) {
     Stamp stamp;
     stamp.host = std::string_view(reinterpret_cast<const char*>(p + at), host_bytes);
     at += host_bytes;
-    stamp.port = load<std::uint16_t>(p + at);
-    stamp.life = load<std::uint64_t>(p + at + 2);
-    stamp.number = load<std::uint64_t>(p + at + 10);
+    stamp.port = load_le<std::uint16_t>(p + at);
+    stamp.life = load_le<std::uint64_t>(p + at + 2);
+    stamp.number = load_le<std::uint64_t>(p + at + 10);
     at += 18;
     if (stamp.host.empty() || stamp.port == 0) return {std::nullopt, DecodeError::bad_stamp};
     message.stamp = stamp;

@@ -41,8 +41,6 @@ ShardMap::ShardMap(std::string_view kind, std::uint32_t shards) : kind_hash_(fie
   WEFT_ASSERT(shards >= 1);
 }
 
-ShardId ShardMap::shard_of(std::string_view key) const { return static_cast<ShardId>(field(kind_hash_, key) % shards_); }
-
 std::uint64_t score(std::string_view kind, ShardId shard, const NodeAddress& host) {
   std::uint64_t h = field(kFnvOffset, kind);
   h = mix64(h ^ shard);

@@ -2,10 +2,11 @@
 // of the members up in one view (issue 28; ../wip/SHARDING_PLAN.md).
 //
 // Model. An entity is addressed by identity, (kind, key). Keys map to a
-// fixed number of shards per kind (shard_of: a stable hash of kind and key,
-// mod the kind's shard count), and a shard to the member with the highest
-// rendezvous score among the members `up` in the view (highest random
-// weight hashing, as Proto.Actor's Rendezvous lookup; score()). Why this,
+// fixed number of shards per kind (shard_of: key_hash of the key, seeded
+// by the kind's hash, scaled to the kind's shard count; shard/key_hash.hpp),
+// and a shard to the member with the highest rendezvous score among the
+// members `up` in the view (highest random weight hashing, as
+// Proto.Actor's Rendezvous lookup; score()). Why this,
 // and not a ring or a coordinator:
 //   - it is a pure function of the view: two nodes whose views hold the
 //     same members up name the same owner for every shard, with no
@@ -23,9 +24,11 @@
 // addresses with one score) go to the lower address, so the owner never
 // depends on the order a view lists its members in.
 //
-// The hash is 64-bit FNV-1a over the bytes, finished by mix64
-// (kernel/prng.hpp): stable across processes, builds and platforms, since
-// two nodes that disagreed on it would disagree on every owner.
+// The hashes of kinds and addresses are 64-bit FNV-1a over the bytes,
+// finished by mix64 (kernel/prng.hpp); keys are hashed by key_hash, which
+// every message pays for. Both are stable across processes, builds and
+// platforms, since two nodes that disagreed on them would disagree on every
+// owner (props/shard_props.cpp pins values).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +39,7 @@
 
 #include "kernel/ids.hpp"
 #include "kernel/membership/member.hpp"
+#include "shard/key_hash.hpp"
 
 namespace weft::shard {
 
@@ -48,11 +52,17 @@ std::uint64_t stable_hash(std::string_view bytes, std::uint64_t seed = 0);
 ShardId shard_of(std::string_view kind, std::string_view key, std::uint32_t shards);
 
 // shard_of for one kind, its part of the hash taken once: a region maps
-// every entity message it reads (weft_bench_shard).
+// every entity message it reads (weft_bench_shard). The key's hash is also
+// its place in the region's entity index (shard/entity_table.hpp), so the
+// owner hashes each key once.
 class ShardMap {
  public:
   ShardMap(std::string_view kind, std::uint32_t shards);
-  ShardId shard_of(std::string_view key) const;
+  ShardId shard_of(std::string_view key) const { return shard_of_hash(hash(key)); }
+  std::uint64_t hash(std::string_view key) const { return key_hash(kind_hash_, key); }
+  // The high 32 bits scaled to [0, shards): a multiply, not a division.
+  ShardId shard_of_hash(std::uint64_t hash) const { return static_cast<ShardId>(((hash >> 32) * shards_) >> 32); }
+  std::uint64_t seed() const { return kind_hash_; }
 
  private:
   std::uint64_t kind_hash_;

@@ -111,6 +111,7 @@ Region::Region(EntityKind kind)
       shard_map_(kind_.name, kind_.shards),
       next_number_(kind_.shards, 1),
       last_queued_(kind_.shards, 0),
+      entities_(shard_map_.seed()),
       missed_(kind_.shards, 0) {
   WEFT_ASSERT(!kind_.name.empty() && kind_.shards >= 1 && kind_.passivate_after > Duration::zero());
   WEFT_ASSERT(kind_.handoff_timeout > Duration::zero() && kind_.reorder_wait > Duration::zero());
@@ -246,7 +247,8 @@ void Region::on_entity_message(Context& context, const Delivery& message, bool f
   const Decoded decoded = decode(message.body);
   if (!decoded.message) return refuse(context, message, Refusal::malformed);
   EntityMessage inner = *decoded.message;
-  const ShardId shard = shard_of_key(inner.key);
+  const std::uint64_t key_hash = shard_map_.hash(inner.key);
+  const ShardId shard = shard_map_.shard_of_hash(key_hash);
   // One of this node's, numbered as it was sent (route_here): once the
   // latest of them is out of the mailbox, tells may go straight again.
   const bool sent_here = from_mailbox && inner.hops == 0 && inner.stamp && inner.stamp->port == self_.port &&
@@ -264,7 +266,7 @@ void Region::on_entity_message(Context& context, const Delivery& message, bool f
     give_back();
     return refuse(context, message, Refusal::no_host);
   }
-  if (straight_[shard] == nullptr) return host(context, message, inner, shard);  // owned here
+  if (straight_[shard] == nullptr) return host(context, message, inner, shard, key_hash);  // owned here
   if (inner.hops >= kMaxHops) {
     give_back();
     return refuse(context, message, Refusal::hop_limit);
@@ -278,15 +280,16 @@ void Region::on_entity_message(Context& context, const Delivery& message, bool f
   bump(counters_.forwarded, exported_.forwarded);
 }
 
-void Region::host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard) {
+void Region::host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard,
+                  std::uint64_t key_hash) {
   ShardInbox& inbox = inboxes_[shard];
   if (inbox.awaiting()) return keep(context, message, inner, shard);
   if (!may_serve(shard, context.now())) return keep_unleased(context, message, inner, shard);
-  if (kind_.mutations.unordered) return deliver(context, message, inner);
+  if (kind_.mutations.unordered) return deliver(context, message, inner, key_hash);
   if (!kind_.mutations.keep_stale && stale(*inner.stamp)) return refuse(context, message, Refusal::stale_source);
   switch (inbox.admit(SourceView{inner.stamp->host, inner.stamp->port, inner.stamp->life}, inner.stamp->number)) {
     case ShardInbox::Admit::now:
-      deliver(context, message, inner);
+      deliver(context, message, inner, key_hash);
       if (inbox.holding()) release_ready(context, inbox);
       break;
     case ShardInbox::Admit::hold:
@@ -335,7 +338,7 @@ void Region::release_ready(Context& context, ShardInbox& inbox) {
     const Delivery kept = slot.view();
     const Decoded decoded = decode(kept.body);
     WEFT_ASSERT(decoded.message.has_value());  // encoded by keep()
-    deliver(context, kept, *decoded.message);
+    deliver(context, kept, *decoded.message, entities_.hash(decoded.message->key));
   }
 }
 
@@ -347,12 +350,12 @@ void Region::end_wait(Context& context, ShardInbox& inbox, const ShardInbox::Num
   for (MailboxSlot& slot : kept) on_entity_message(context, slot.view());
 }
 
-void Region::deliver(Context& context, const Delivery& message, const EntityMessage& inner) {
-  auto it = entities_.find(inner.key);
+void Region::deliver(Context& context, const Delivery& message, const EntityMessage& inner, std::uint64_t key_hash) {
+  auto it = entities_.find(inner.key, key_hash);
   if (it == entities_.end()) {
     std::unique_ptr<Entity> entity = kind_.make(inner.key);
     if (entity == nullptr) return refuse(context, message, Refusal::no_entity);
-    it = entities_.emplace(inner.key, Active{std::move(entity), context.now()}).first;
+    it = entities_.emplace(inner.key, key_hash, Active{std::move(entity), context.now()}).first;
     bump(counters_.activated, exported_.activated);
   }
   it->second.last_message = context.now();

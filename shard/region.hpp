@@ -228,11 +228,13 @@ class Region final : public Behavior, public ExportsMetrics {
   // `from_mailbox`: the kernel delivered it (not a kept message offered
   // again), so it may be one route_here queued (last_queued_).
   void on_entity_message(Context& context, const Delivery& message, bool from_mailbox = false);
-  void host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
+  // `key_hash`: shard_map_'s hash of inner.key, which is also entities_'.
+  void host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard,
+            std::uint64_t key_hash);
   void keep(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
   MailboxSlot copy_of(const Delivery& message, const EntityMessage& inner);
   void release_ready(Context& context, ShardInbox& inbox);
-  void deliver(Context& context, const Delivery& message, const EntityMessage& inner);
+  void deliver(Context& context, const Delivery& message, const EntityMessage& inner, std::uint64_t key_hash);
   void refuse(Context& context, const Delivery& message, Refusal refusal);
   void on_passivation_timer(Context& context);
   void arm_passivation(Context& context, Instant earliest);
@@ -379,6 +381,9 @@ class Region final : public Behavior, public ExportsMetrics {
     std::uint64_t sender_life = 0;  // this node's, when last sent: a later life's links never held it
     std::vector<std::vector<std::uint8_t>> parts;  // encoded HandoffEntity, in the order sent
     ShardInbox::Numbering numbering;
+    // No view since named a third owner of the shard: the copy is still
+    // the latest state there may be (take_back_returned).
+    bool returnable = true;
   };
   std::map<std::pair<NodeAddress, ShardId>, Handed> handed_;  // by (new owner, shard)
   bool passivation_armed_ = false;

@@ -27,6 +27,8 @@ ActorKind region_actor(EntityKind kind) {
                      m.rejoin_forgets_handoffs =
                          m.rejoin_forgets_handoffs || start.planted_defect("shard_rejoin_forgets_handoffs");
                      m.forget_returned = m.forget_returned || start.planted_defect("shard_forget_returned");
+                     m.return_past_third_owner =
+                         m.return_past_third_owner || start.planted_defect("shard_return_past_third_owner");
                      m.keep_stale = m.keep_stale || start.planted_defect("shard_keep_stale");
                      m.votes_behind_user = m.votes_behind_user || start.planted_defect("shard_votes_behind_user");
                      MajorityOptions& majority = planted.majority;
@@ -60,7 +62,11 @@ std::vector<PlantedDefect> region_defects() {
       {.name = "shard_forget_returned",
        .property = "COUNTER",
        .branch = "increments were acknowledged",
-       .scenario_only = "entities_returned_handoff.scenario"},
+       .unit_test_only = "tests/region_take_back_test.cpp (RegionTakeBack)"},
+      {.name = "shard_return_past_third_owner",
+       .property = "COUNTER",
+       .branch = "increments were acknowledged",
+       .scenario_only = "entities_third_owner.scenario"},
       {.name = "shard_keep_stale",
        .property = "ORDER",
        .branch = "in one epoch",

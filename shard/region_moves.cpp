@@ -172,13 +172,27 @@ void Region::on_members_changed(Context& context) {
 // member hands nothing (await_gained awaits only live members), so the
 // state this node sent it, kept for a query (handed_), is taken back here
 // before it is forgotten; else a part lost on a cut link to a member that
-// went down would be state gone uncounted (wip/entities_straight_6407).
+// went down would be state gone uncounted (seed 6407;
+// tests/region_take_back_test.cpp). Only if no view since named a third
+// owner: one that may have served the key since and hand it here, newer
+// (await_gained awaits it), which the old copy, taken first, would beat
+// (seed 123 under the word-wise key hash, entities_third_owner.scenario).
+// Runs on every view read, so every owner named since the handoff is seen.
 void Region::take_back_returned(Context& context) {
   if (kind_.mutations.forget_returned) return;
   bool took = false;
   for (auto& [to_shard, handed] : handed_) {
     const auto& [to, shard] = to_shard;
-    if (shard >= owners_.size() || owners_[shard] != self_ || is_live(context, to)) continue;
+    if (shard >= owners_.size()) continue;
+    const std::optional<NodeAddress>& owner = owners_[shard];
+    if (owner && *owner != to && *owner != self_ && !kind_.mutations.return_past_third_owner) {
+      handed.returnable = false;
+    }
+    if (owner != self_ || is_live(context, to)) continue;
+    if (!handed.returnable) {
+      handed.parts.clear();  // forget_handed drops the record
+      continue;
+    }
     for (const std::vector<std::uint8_t>& bytes : handed.parts) {
       const std::optional<HandoffEntity> part = decode_entity(bytes);
       if (part && !hosts(part->key)) took = restore(context, *part) || took;

@@ -49,11 +49,17 @@ ShardInbox::Admit ShardInbox::admit(const Source& source, std::uint64_t number) 
 
 ShardInbox::Admit ShardInbox::admit(const SourceView& source, std::uint64_t number) {
   WEFT_ASSERT(!awaiting());
-  auto it = next_.find(source);
-  if (it == next_.end()) it = next_.emplace(Source{std::string(source.host), source.port, source.life}, number).first;
-  if (number < it->second) return Admit::late;
-  if (number > it->second) return Admit::hold;
-  it->second = number + 1;
+  Numbering::value_type* entry = last_.entry;
+  if (entry == nullptr || entry->first.life != source.life || entry->first.port != source.port ||
+      entry->first.host != source.host) {
+    auto it = next_.find(source);
+    if (it == next_.end()) it = next_.emplace(Source{std::string(source.host), source.port, source.life}, number).first;
+    entry = last_.entry = &*it;
+  }
+  std::uint64_t& next = entry->second;
+  if (number < next) return Admit::late;
+  if (number > next) return Admit::hold;
+  next = number + 1;
   return Admit::now;
 }
 
@@ -108,6 +114,7 @@ ShardInbox::Numbering ShardInbox::hand_over(std::vector<MailboxSlot>& messages) 
   waiting_.clear();
   held_.clear();
   awaited_.clear();
+  last_.entry = nullptr;
   return std::exchange(next_, {});
 }
 

@@ -125,6 +125,7 @@ class ShardInbox {
   // Drops the numbering of sources `gone` says are gone (and what they hold).
   template <class Gone>
   void forget_sources(Gone gone) {
+    last_.entry = nullptr;
     std::erase_if(next_, [&](const auto& entry) { return gone(entry.first); });
     std::erase_if(held_, [&](const auto& entry) { return gone(entry.first.first); });
   }
@@ -138,7 +139,22 @@ class ShardInbox {
     MailboxSlot message;
     Instant since;
   };
+  // The entry admit() last found: a shard's messages mostly come from one
+  // source in a row, and a hit costs the compare of one source, not a
+  // search of next_. Copies start empty (a copied inbox's entries are the
+  // copy's); next_'s erasures clear it.
+  struct LastSource {
+    Numbering::value_type* entry = nullptr;
+    LastSource() = default;
+    LastSource(const LastSource&) {}
+    LastSource& operator=(const LastSource&) {
+      entry = nullptr;
+      return *this;
+    }
+  };
+
   Numbering next_;
+  LastSource last_;
   std::map<std::pair<Source, std::uint64_t>, Held> held_;
   std::deque<MailboxSlot> waiting_;
   std::set<NodeAddress> awaited_;

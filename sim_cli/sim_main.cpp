@@ -11,7 +11,8 @@
 // whose attack no generated seed plays (MutationTarget::scenario_only), or
 // an application defect generated seeds seldom catch (PlantedDefect::
 // scenario_only), is listed, not swept: its scenario file's CTest shows it
-// caught.
+// caught (or, for one no simulated run is known to reach, PlantedDefect::
+// unit_test_only, the unit test named).
 //
 // Exit codes: 0 pass, 10 safety failure, 20 liveness failure, 30 a required
 // coverage mark was not hit, 2 bad arguments; a kernel assertion aborts the
@@ -613,7 +614,7 @@ int mutations(const Options& o) {
   }
   std::vector<const weft::PlantedDefect*> unswept_defects;  // the same, for the application's
   for (const weft::PlantedDefect& d : o.app->defects) {
-    if (every && !d.scenario_only.empty()) {
+    if (every && (!d.scenario_only.empty() || !d.unit_test_only.empty())) {
       unswept_defects.push_back(&d);
     } else if (every || contains(o.defects, d.name)) {
       targets.push_back({d.name, d.property, d.branch, true});
@@ -652,6 +653,11 @@ int mutations(const Options& o) {
                 std::string(t.scenario_only).c_str(), std::string(t.name).c_str());
   }
   for (const weft::PlantedDefect* d : unswept_defects) {
+    if (d->scenario_only.empty()) {
+      std::printf("%-22s %-4s not swept: no simulated run is known to reach what catches it; %s does\n",
+                  d->name.c_str(), d->property.c_str(), d->unit_test_only.c_str());
+      continue;
+    }
     std::printf("%-22s %-4s not swept: generated seeds seldom play what catches it; tests/sim_scenarios/%s does "
                 "(%s run --defect %s --scenario tests/sim_scenarios/%s)\n", d->name.c_str(), d->property.c_str(),
                 d->scenario_only.c_str(), o.program.c_str(), d->name.c_str(), d->scenario_only.c_str());
