@@ -64,6 +64,7 @@ class EntityTable {
     return emplace(key, hash(key), std::move(value));
   }
   std::pair<iterator, bool> emplace(std::string_view key, std::uint64_t hash, Value value) {
+    WEFT_ASSERT(hash == this->hash(key));  // once per new entity: a wrong seed is caught where it enters
     const auto [it, fresh] = ordered_.try_emplace(std::string(key), std::move(value));
     // The view is into the map node's key, which lives as long as the entry.
     if (fresh) index_.emplace(Hashed{std::string_view(it->first), hash}, it);
@@ -89,7 +90,8 @@ class EntityTable {
     std::uint64_t hash;
     bool operator==(const Hashed& other) const { return hash == other.hash && key == other.key; }
   };
-  // noexcept and cheap, so the index keeps no hash of its own per node.
+  // noexcept and cheap, so libstdc++'s index keeps no hash of its own per
+  // node (another library's may).
   struct ByHash {
     std::size_t operator()(const Hashed& k) const noexcept { return static_cast<std::size_t>(k.hash); }
   };

@@ -1,6 +1,6 @@
 // The hash of an entity's key: its shard and its place in a region's entity
-// index are both read from it, so every entity message hashes its key once
-// on the sender and once on the owner, and on no other step.
+// index are both read from it, so an entity message sent straight to its
+// owner has its key hashed once on the sender and once on the owner.
 //
 // Model. key_hash(seed, key) folds the key in eight bytes at a time, each
 // word read little-endian (so the value is the same on every platform and

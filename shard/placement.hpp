@@ -28,7 +28,7 @@
 // finished by mix64 (kernel/prng.hpp); keys are hashed by key_hash, which
 // every message pays for. Both are stable across processes, builds and
 // platforms, since two nodes that disagreed on them would disagree on every
-// owner (props/shard_props.cpp pins values).
+// owner (tests/key_hash_test.cpp pins keys' hashes and shards).
 #pragma once
 
 #include <cstdint>

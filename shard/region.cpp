@@ -247,8 +247,8 @@ void Region::on_entity_message(Context& context, const Delivery& message, bool f
   const Decoded decoded = decode(message.body);
   if (!decoded.message) return refuse(context, message, Refusal::malformed);
   EntityMessage inner = *decoded.message;
-  const std::uint64_t key_hash = shard_map_.hash(inner.key);
-  const ShardId shard = shard_map_.shard_of_hash(key_hash);
+  const std::uint64_t hash = shard_map_.hash(inner.key);
+  const ShardId shard = shard_map_.shard_of_hash(hash);
   // One of this node's, numbered as it was sent (route_here): once the
   // latest of them is out of the mailbox, tells may go straight again.
   const bool sent_here = from_mailbox && inner.hops == 0 && inner.stamp && inner.stamp->port == self_.port &&
@@ -266,7 +266,7 @@ void Region::on_entity_message(Context& context, const Delivery& message, bool f
     give_back();
     return refuse(context, message, Refusal::no_host);
   }
-  if (straight_[shard] == nullptr) return host(context, message, inner, shard, key_hash);  // owned here
+  if (straight_[shard] == nullptr) return host(context, message, inner, shard, hash);  // owned here
   if (inner.hops >= kMaxHops) {
     give_back();
     return refuse(context, message, Refusal::hop_limit);
@@ -281,15 +281,15 @@ void Region::on_entity_message(Context& context, const Delivery& message, bool f
 }
 
 void Region::host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard,
-                  std::uint64_t key_hash) {
+                  std::uint64_t hash) {
   ShardInbox& inbox = inboxes_[shard];
   if (inbox.awaiting()) return keep(context, message, inner, shard);
   if (!may_serve(shard, context.now())) return keep_unleased(context, message, inner, shard);
-  if (kind_.mutations.unordered) return deliver(context, message, inner, key_hash);
+  if (kind_.mutations.unordered) return deliver(context, message, inner, hash);
   if (!kind_.mutations.keep_stale && stale(*inner.stamp)) return refuse(context, message, Refusal::stale_source);
   switch (inbox.admit(SourceView{inner.stamp->host, inner.stamp->port, inner.stamp->life}, inner.stamp->number)) {
     case ShardInbox::Admit::now:
-      deliver(context, message, inner, key_hash);
+      deliver(context, message, inner, hash);
       if (inbox.holding()) release_ready(context, inbox);
       break;
     case ShardInbox::Admit::hold:
@@ -345,17 +345,18 @@ void Region::release_ready(Context& context, ShardInbox& inbox) {
 // A wait ends (the handoff came, its sender is gone, or time is up): the
 // messages kept meanwhile are offered again, in arrival order, each through
 // routing once more, since the view may have moved meanwhile.
-void Region::end_wait(Context& context, ShardInbox& inbox, const ShardInbox::Numbering& handed) {
+void Region::end_wait(Context& context, ShardId shard, ShardInbox& inbox, const ShardInbox::Numbering& handed) {
   std::deque<MailboxSlot> kept = inbox.end_wait(handed);
+  restore_set_aside(context, shard);  // before the kept messages reach the keys
   for (MailboxSlot& slot : kept) on_entity_message(context, slot.view());
 }
 
-void Region::deliver(Context& context, const Delivery& message, const EntityMessage& inner, std::uint64_t key_hash) {
-  auto it = entities_.find(inner.key, key_hash);
+void Region::deliver(Context& context, const Delivery& message, const EntityMessage& inner, std::uint64_t hash) {
+  auto it = entities_.find(inner.key, hash);
   if (it == entities_.end()) {
     std::unique_ptr<Entity> entity = kind_.make(inner.key);
     if (entity == nullptr) return refuse(context, message, Refusal::no_entity);
-    it = entities_.emplace(inner.key, key_hash, Active{std::move(entity), context.now()}).first;
+    it = entities_.emplace(inner.key, hash, Active{std::move(entity), context.now()}).first;
     bump(counters_.activated, exported_.activated);
   }
   it->second.last_message = context.now();
@@ -416,7 +417,7 @@ void Region::on_order_timer(Context& context) {
     if (inbox.awaiting() && inbox.awaiting_until() <= now && !kind_.mutations.endless_wait) {
       ++counters_.handoff_timeouts;
       note_missed(shard);
-      end_wait(context, inbox, {});
+      end_wait(context, shard, inbox, {});
     }
   }
   for (auto& [shard, inbox] : inboxes_) {

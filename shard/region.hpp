@@ -41,7 +41,9 @@
 // before the receiver's view named it owner) or dropped unseen is not state
 // lost; if the shard comes back while its receiver is not live (owed no
 // handoff, its copy maybe lost on a cut link), the region takes the kept
-// copy back (take_back_returned). A message stamped by a life its node has left is refused
+// copy back (take_back_returned): at once, or, if a view since named a
+// third owner (which may hand the shard here newer), when the shard's wait
+// ends, for the keys no handoff brought. A message stamped by a life its node has left is refused
 // (stale_source): that life's numbering is gone, so it cannot be ordered.
 // Split brain (AP). Two nodes whose views agree name the same owner, so
 // they never both host an entity; nodes whose views disagree (a partition,
@@ -228,13 +230,13 @@ class Region final : public Behavior, public ExportsMetrics {
   // `from_mailbox`: the kernel delivered it (not a kept message offered
   // again), so it may be one route_here queued (last_queued_).
   void on_entity_message(Context& context, const Delivery& message, bool from_mailbox = false);
-  // `key_hash`: shard_map_'s hash of inner.key, which is also entities_'.
+  // `hash`: shard_map_'s hash of inner.key, which is also entities_'.
   void host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard,
-            std::uint64_t key_hash);
+            std::uint64_t hash);
   void keep(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard);
   MailboxSlot copy_of(const Delivery& message, const EntityMessage& inner);
   void release_ready(Context& context, ShardInbox& inbox);
-  void deliver(Context& context, const Delivery& message, const EntityMessage& inner, std::uint64_t key_hash);
+  void deliver(Context& context, const Delivery& message, const EntityMessage& inner, std::uint64_t hash);
   void refuse(Context& context, const Delivery& message, Refusal refusal);
   void on_passivation_timer(Context& context);
   void arm_passivation(Context& context, Instant earliest);
@@ -244,7 +246,7 @@ class Region final : public Behavior, public ExportsMetrics {
   // Stops an entity; moved to a live `hand_to`, its state goes there.
   Entities::iterator stop(Context& context, Entities::iterator it, StopReason reason,
                           const std::optional<NodeAddress>& hand_to = std::nullopt);
-  void end_wait(Context& context, ShardInbox& inbox, const ShardInbox::Numbering& handed);
+  void end_wait(Context& context, ShardId shard, ShardInbox& inbox, const ShardInbox::Numbering& handed);
 
   // region_moves.cpp: the view, handoffs out and in
   void on_members_changed(Context& context);
@@ -267,6 +269,10 @@ class Region final : public Behavior, public ExportsMetrics {
   const ActorRef& region_of_host(const NodeAddress& host) const;
   std::optional<NodeAddress> owner_without_self(ShardId shard, const std::optional<NodeAddress>& also = {}) const;
   struct Handed;
+  bool take_back(Context& context, ShardId shard, const Handed& handed);
+  void after_taking_back(Context& context);
+  void restore_set_aside(Context& context, ShardId shard);
+  void restore_set_aside_unawaited(Context& context);
   Handed& handed_to(const NodeAddress& owner, ShardId shard, Instant now);
   void forget_handed(Instant now);
   bool awaits(const NodeAddress& from, ShardId shard) const;
@@ -373,8 +379,8 @@ class Region final : public Behavior, public ExportsMetrics {
   // What this region handed a new owner of a shard, kept twice
   // handoff_timeout (views may be that far apart) for the new owner's query
   // to have it sent again (handoff_wire.hpp); forgotten sooner when the
-  // shard comes back here, after take_back_returned has taken it back if
-  // its receiver is not live.
+  // shard comes back here, after take_back_returned has taken it back (or
+  // set it aside) if its receiver is not live.
   struct Handed {
     Instant until;
     std::uint64_t life = 0;  // the new owner's, when handed: a later life of it is owed none of this
@@ -385,6 +391,10 @@ class Region final : public Behavior, public ExportsMetrics {
     // the latest state there may be (take_back_returned).
     bool returnable = true;
   };
+  // Copies taken back past a third owner, by shard: restored, for the keys
+  // no handoff brought, when the shard's wait ends (or at once, if it
+  // awaits none); dropped if the shard moves away first.
+  std::map<ShardId, Handed> set_aside_;
   std::map<std::pair<NodeAddress, ShardId>, Handed> handed_;  // by (new owner, shard)
   bool passivation_armed_ = false;
   RegionCounters counters_;

@@ -142,6 +142,7 @@ void Region::on_members_changed(Context& context) {
     if (owners_[shard] == self_) responsible_[shard] = true;
   }
   end_waits_on_gone(context);
+  restore_set_aside_unawaited(context);
   // A source whose node is gone, or that runs a newer life, sends no more
   // under that life: its numbering can go.
   std::map<std::pair<std::string, std::uint16_t>, std::uint64_t> lives;
@@ -173,11 +174,16 @@ void Region::on_members_changed(Context& context) {
 // state this node sent it, kept for a query (handed_), is taken back here
 // before it is forgotten; else a part lost on a cut link to a member that
 // went down would be state gone uncounted (seed 6407;
-// tests/region_take_back_test.cpp). Only if no view since named a third
-// owner: one that may have served the key since and hand it here, newer
-// (await_gained awaits it), which the old copy, taken first, would beat
-// (seed 123 under the word-wise key hash, entities_third_owner.scenario).
-// Runs on every view read, so every owner named since the handoff is seen.
+// tests/region_take_back_test.cpp). At once only if no view of this node's
+// since named a third owner. One that was named may have served the key
+// since and hand it here, newer (await_gained awaits it if it is live),
+// which the old copy, taken first, would make a conflict (seed 123 under
+// the word-wise key hash, entities_third_owner.scenario); so the copy is
+// set aside and restored, for the keys no handoff brought, when the
+// shard's wait ends (restore_set_aside), or at once if it awaits none.
+// Runs on every view read, so every owner this node's views named since
+// the handoff is seen (a member that served under a view this node never
+// read and that it does not await is seed 731's case: an epoch's end).
 void Region::take_back_returned(Context& context) {
   if (kind_.mutations.forget_returned) return;
   bool took = false;
@@ -188,21 +194,49 @@ void Region::take_back_returned(Context& context) {
     if (owner && *owner != to && *owner != self_ && !kind_.mutations.return_past_third_owner) {
       handed.returnable = false;
     }
-    if (owner != self_ || is_live(context, to)) continue;
+    if (owner != self_ || is_live(context, to) || handed.parts.empty()) continue;
     if (!handed.returnable) {
-      handed.parts.clear();  // forget_handed drops the record
-      continue;
+      set_aside_.try_emplace(shard, std::move(handed));  // forget_handed drops the emptied record
+    } else {
+      took = take_back(context, shard, handed) || took;
     }
-    for (const std::vector<std::uint8_t>& bytes : handed.parts) {
-      const std::optional<HandoffEntity> part = decode_entity(bytes);
-      if (part && !hosts(part->key)) took = restore(context, *part) || took;
-    }
-    inboxes_[shard].merge(handed.numbering);
     handed.parts.clear();
   }
-  if (!took) return;
-  want_votes(context);  // as for a part taken from another node
+  if (took) after_taking_back(context);
+}
+
+bool Region::take_back(Context& context, ShardId shard, const Handed& handed) {
+  bool took = false;
+  for (const std::vector<std::uint8_t>& bytes : handed.parts) {
+    const std::optional<HandoffEntity> part = decode_entity(bytes);
+    if (part && !hosts(part->key)) took = restore(context, *part) || took;
+  }
+  inboxes_[shard].merge(handed.numbering);
+  return took;
+}
+
+void Region::after_taking_back(Context& context) {
+  want_votes(context);
   if (!passivation_armed_) arm_passivation(context, context.now() + kind_.passivate_after);
+}
+
+void Region::restore_set_aside(Context& context, ShardId shard) {
+  const auto it = set_aside_.find(shard);
+  if (it == set_aside_.end()) return;
+  const Handed handed = std::move(it->second);
+  set_aside_.erase(it);
+  if (owners_[shard] == self_ && take_back(context, shard, handed)) after_taking_back(context);
+}
+
+// After a view's waits are set: a copy set aside for a shard that awaits
+// nothing is restored now; one for a shard gone elsewhere is dropped.
+void Region::restore_set_aside_unawaited(Context& context) {
+  std::vector<ShardId> ready;
+  for (const auto& [shard, handed] : set_aside_) {
+    const auto inbox = inboxes_.find(shard);
+    if (owners_[shard] != self_ || inbox == inboxes_.end() || !inbox->second.awaiting()) ready.push_back(shard);
+  }
+  for (const ShardId shard : ready) restore_set_aside(context, shard);
 }
 
 void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly_up) {
@@ -311,7 +345,7 @@ void Region::end_waits_on_gone(Context& context) {
   for (auto& [shard, inbox] : inboxes_) {
     const std::set<NodeAddress> awaited = inbox.awaited();
     for (const NodeAddress& member : awaited) {
-      if (!live_or_left(context, member) && inbox.handed_by(member, {})) end_wait(context, inbox, {});
+      if (!live_or_left(context, member) && inbox.handed_by(member, {})) end_wait(context, shard, inbox, {});
     }
   }
 }
@@ -368,8 +402,7 @@ void Region::on_handoff_entity(Context& context, const Delivery& message) {
     return;
   }
   if (!restore(context, *part)) return refuse(context, message, Refusal::no_entity);
-  want_votes(context);
-  if (!passivation_armed_) arm_passivation(context, context.now() + kind_.passivate_after);
+  after_taking_back(context);
 }
 
 // An entity started from handed state (restored); false if the kind makes
@@ -515,7 +548,7 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
     if (inbox.awaiting()) {
       // The wait ends when the last member it awaits has handed over.
       if (inbox.handed_by(from, numbering)) {
-        end_wait(context, inbox, {});
+        end_wait(context, shard, inbox, {});
         handed_in = true;
       }
     } else {
@@ -530,7 +563,7 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
   for (auto& [shard, inbox] : inboxes_) {
     const bool served = done->serving.contains(shard) && !kind_.mutations.done_ends_every_wait;
     if (inbox.awaits(from) && !served && inbox.handed_by(from, {})) {
-      end_wait(context, inbox, {});
+      end_wait(context, shard, inbox, {});
     }
   }
   // Majority mode: the old owner released its votes for these shards

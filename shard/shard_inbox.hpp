@@ -146,8 +146,8 @@ class ShardInbox {
   struct LastSource {
     Numbering::value_type* entry = nullptr;
     LastSource() = default;
-    LastSource(const LastSource&) {}
-    LastSource& operator=(const LastSource&) {
+    LastSource(const LastSource&) noexcept {}
+    LastSource& operator=(const LastSource&) noexcept {
       entry = nullptr;
       return *this;
     }

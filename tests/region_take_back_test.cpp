@@ -1,10 +1,12 @@
 // Goal: a shard this node handed to a member that is not live by the time
-// the shard comes back is taken back with the state it handed, but only
-// while no view since named a third owner (shard/region_moves.cpp,
+// the shard comes back is taken back with the state it handed: at once if
+// no view since named a third owner, else once the shard's wait on that
+// owner ends, for the keys it did not hand here newer (shard/region_moves.cpp,
 // Region::take_back_returned; docs/sharding.md). The region is driven by
 // hand through a context that records every send, view by view, so what
-// it keeps and what it takes back is seen at each step. Each test fails
-// with its planted defect (shard_forget_returned, shard_return_past_third_owner).
+// it keeps and what it takes back is seen at each step. Each rule's planted
+// defect (shard_forget_returned, shard_return_past_third_owner) is shown
+// to turn the outcome its test asserts.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -140,7 +142,7 @@ void hand_to_one_gone(Fixture& f, std::string& key) {
 TEST(RegionTakeBack, AShardBackFromAReceiverGoneTakesBackWhatItHanded) {
   Fixture f;
   std::string key;
-  hand_to_one_gone(f, key);
+  ASSERT_NO_FATAL_FAILURE(hand_to_one_gone(f, key));
   f.view({Fixture::at(1, MemberStatus::up), Fixture::at(2, MemberStatus::down)});
   EXPECT_TRUE(f.region->hosts(key)) << "the copy handed to 2 is taken back";
   EXPECT_TRUE(f.region->restored(key));
@@ -154,7 +156,7 @@ TEST(RegionTakeBack, ForgettingTheCopyStartsTheKeyFresh) {  // the planted defec
   forget.forget_returned = true;
   Fixture f(forget);
   std::string key;
-  hand_to_one_gone(f, key);
+  ASSERT_NO_FATAL_FAILURE(hand_to_one_gone(f, key));
   f.view({Fixture::at(1, MemberStatus::up), Fixture::at(2, MemberStatus::down)});
   EXPECT_FALSE(f.region->hosts(key));
   f.tell(key);
@@ -162,11 +164,11 @@ TEST(RegionTakeBack, ForgettingTheCopyStartsTheKeyFresh) {  // the planted defec
 }
 
 // As above, but a view between names 3 the owner (2 down, 3 up, and 3
-// outscores 1 for the shard): 3 may have served the key since, so when the
-// shard comes back to 1 the copy handed to 2 is not taken back. (When 3 is
-// live then, it owes 1 a handoff, newer, which 1 awaits; here 3 is down
-// too, and the key starts fresh: 3's increments went with it, as any
-// downed owner's do.)
+// outscores 1 for the shard): 3 may have served the key since. When the
+// shard comes back to 1 (3 leaving: live, no longer a host), 1 awaits 3's
+// handoff, and the copy handed to 2 is set aside until the wait ends: a
+// newer part from 3 wins, and if 3 hands nothing of the key the copy
+// comes back then.
 void hand_on_past_a_third_owner(Fixture& f, std::string& key) {
   const std::vector<Member> both{Fixture::at(1, MemberStatus::up), Fixture::at(2, MemberStatus::up)};
   const std::vector<Member> third{Fixture::at(1, MemberStatus::up), Fixture::at(2, MemberStatus::down),
@@ -180,27 +182,56 @@ void hand_on_past_a_third_owner(Fixture& f, std::string& key) {
   ASSERT_FALSE(f.region->hosts(key));
   f.view(third);
   ASSERT_FALSE(f.region->hosts(key));
-  f.view({Fixture::at(1, MemberStatus::up), Fixture::at(2, MemberStatus::down), Fixture::at(3, MemberStatus::down)});
+  f.view({Fixture::at(1, MemberStatus::up), Fixture::at(2, MemberStatus::down),
+          Fixture::at(3, MemberStatus::leaving)});
 }
 
-TEST(RegionTakeBack, NoCopyComesBackOnceAThirdOwnerWasNamed) {
+// What node 3's region sends node 1's: `key`'s state (if any), then the
+// HandoffDone that names the shard.
+void third_owner_hands(Fixture& f, const std::string& key, std::optional<int> count) {
+  const NodeAddress three = test::member_id(3).address;
+  const ActorRefView from{three.host, three.port, "shard.tally"};
+  const ShardId shard = f.region->shard_of_key(key);
+  if (count) {
+    const std::vector<std::uint8_t> state{static_cast<std::uint8_t>(*count)};
+    const std::vector<std::uint8_t> part = encode_entity({shard, key, state});
+    f.region->receive(f.context, Delivery{DeliveryKind::tell, from, 0, kHandoffEntityTag, part});
+  }
+  HandoffDone done;
+  done.shards[shard];
+  const std::vector<std::uint8_t> body = encode_done(done);
+  f.region->receive(f.context, Delivery{DeliveryKind::tell, from, 0, kHandoffDoneTag, body});
+}
+
+TEST(RegionTakeBack, ANewerStateFromAThirdOwnerWinsOverTheCopy) {
   Fixture f;
   std::string key;
-  hand_on_past_a_third_owner(f, key);
-  EXPECT_FALSE(f.region->hosts(key)) << "3 may have served it since: 2's copy is older";
-  f.tell(key);
-  EXPECT_EQ(f.count(key), 1);
-  EXPECT_FALSE(f.region->restored(key));
+  ASSERT_NO_FATAL_FAILURE(hand_on_past_a_third_owner(f, key));
+  EXPECT_FALSE(f.region->hosts(key)) << "set aside while 3's handoff is awaited";
+  third_owner_hands(f, key, 7);
+  EXPECT_EQ(f.count(key), 7);
+  EXPECT_EQ(f.region->counters().handoff_conflicts, 0u);
 }
 
-TEST(RegionTakeBack, TakingTheCopyBackPastAThirdOwnerRestoresItsOldCount) {  // the planted defect
+TEST(RegionTakeBack, TakingTheCopyBackAtOnceMakesTheNewerStateAConflict) {  // the planted defect
   RegionMutations past;
   past.return_past_third_owner = true;
   Fixture f(past);
   std::string key;
-  hand_on_past_a_third_owner(f, key);
-  EXPECT_TRUE(f.region->hosts(key));
+  ASSERT_NO_FATAL_FAILURE(hand_on_past_a_third_owner(f, key));
   EXPECT_EQ(f.count(key), 3);
+  third_owner_hands(f, key, 7);
+  EXPECT_EQ(f.count(key), 3);
+  EXPECT_EQ(f.region->counters().handoff_conflicts, 1u);
+}
+
+TEST(RegionTakeBack, TheCopyComesBackWhenTheThirdOwnerHandsNothingOfTheKey) {
+  Fixture f;
+  std::string key;
+  ASSERT_NO_FATAL_FAILURE(hand_on_past_a_third_owner(f, key));
+  third_owner_hands(f, key, std::nullopt);
+  EXPECT_EQ(f.count(key), 3);
+  EXPECT_TRUE(f.region->restored(key));
 }
 
 }  // namespace
