@@ -61,14 +61,11 @@ class EntityTable {
 
   // Adds `key` unless present; returns its entry and whether it is new.
   std::pair<iterator, bool> emplace(std::string_view key, Value value) {
-    return emplace(key, hash(key), std::move(value));
+    return insert(key, hash(key), std::move(value));
   }
   std::pair<iterator, bool> emplace(std::string_view key, std::uint64_t hash, Value value) {
     WEFT_ASSERT(hash == this->hash(key));  // once per new entity: a wrong seed is caught where it enters
-    const auto [it, fresh] = ordered_.try_emplace(std::string(key), std::move(value));
-    // The view is into the map node's key, which lives as long as the entry.
-    if (fresh) index_.emplace(Hashed{std::string_view(it->first), hash}, it);
-    return {it, fresh};
+    return insert(key, hash, std::move(value));
   }
 
   iterator erase(iterator it) {
@@ -84,6 +81,13 @@ class EntityTable {
   }
 
  private:
+  std::pair<iterator, bool> insert(std::string_view key, std::uint64_t hash, Value value) {
+    const auto [it, fresh] = ordered_.try_emplace(std::string(key), std::move(value));
+    // The view is into the map node's key, which lives as long as the entry.
+    if (fresh) index_.emplace(Hashed{std::string_view(it->first), hash}, it);
+    return {it, fresh};
+  }
+
   // A key with its hash: the index's hasher only reads the hash back.
   struct Hashed {
     std::string_view key;
