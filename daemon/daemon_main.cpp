@@ -93,6 +93,19 @@ struct Daemon {
   weft::daemon::AskLatency ask_latency;
   bool leaving = false;
   bool shut_down = false;
+
+  // io.stop() leaves handlers queued (a posted tick, the reads and waits
+  // the node's stop aborted), some allocated in memory the Node owns. Run
+  // them while it lives, on every way out: on a stopped node each returns
+  // at once. Left to ~io_context, which runs after ~Node, they were freed
+  // into a destroyed Node (ASan: heap-use-after-free in
+  // scheduler::shutdown, seen under load).
+  ~Daemon() {
+    if (node == nullptr) return;
+    node->stop();
+    io.restart();
+    io.poll();
+  }
 #ifdef WEFT_LOAD_ROUTES
   // A load generator (POST /flood): every 5 ms, tells until the link's
   // outbound bound refuses one, so the link stays saturated.

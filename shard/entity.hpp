@@ -96,6 +96,11 @@ struct RegionMutations {
   // third owner, which may have served the key and hands it here newer:
   // the old copy, restored first, makes that handoff a conflict.
   bool return_past_third_owner = false;
+  // A HandoffDone sent to an earlier life of this node, queued behind a cut
+  // link until the node restarted, is taken as the new life's: its "handed
+  // nothing" ends a wait on a sender that holds the key, and the state
+  // that sender then hands is a conflict with the fresh entity.
+  bool done_for_any_life = false;
   // A message stamped by a life its node has left (down, or restarted) is
   // handed on as any other: its source's numbering went with that life, so
   // it counts as a new source's first, after what its sender sent since.

@@ -8,7 +8,7 @@ namespace weft::shard {
 namespace {
 
 constexpr std::uint8_t kEntityVersion = 2;  // 2: flags
-constexpr std::uint8_t kDoneVersion = 3;    // 2: the serving list; 3: flags
+constexpr std::uint8_t kDoneVersion = 4;    // 2: the serving list; 3: flags; 4: to_life
 constexpr std::uint8_t kAgain = 1;          // flags: sent again on a query
 constexpr std::uint8_t kQueryVersion = 1;  // before 1: an empty body
 
@@ -60,6 +60,7 @@ std::vector<std::uint8_t> encode_done(const HandoffDone& done) {
   std::vector<std::uint8_t> out;
   out.push_back(kDoneVersion);
   out.push_back(done.again ? kAgain : 0);
+  wire_detail::put(out, done.to_life, 8);
   wire_detail::put(out, done.shards.size(), 4);
   for (const auto& [shard, numbering] : done.shards) {
     wire_detail::put(out, shard, 4);
@@ -78,13 +79,14 @@ std::vector<std::uint8_t> encode_done(const HandoffDone& done) {
 std::optional<HandoffDone> decode_done(std::span<const std::uint8_t> bytes) {
   wire_detail::Reader in(bytes);
   const std::uint64_t version = in.get(1);
-  if (version != 2 && version != kDoneVersion) return std::nullopt;
+  if (version < 2 || version > kDoneVersion) return std::nullopt;
   HandoffDone done;
-  if (version == kDoneVersion) {
+  if (version >= 3) {
     const std::uint64_t flags = in.get(1);
     if ((flags & ~std::uint64_t{kAgain}) != 0) return std::nullopt;
     done.again = flags == kAgain;
   }
+  if (version >= 4) done.to_life = in.get(8);
   const std::uint64_t shards = in.get(4);
   for (std::uint64_t i = 0; i < shards && in.ok(); ++i) {
     const auto shard = static_cast<ShardId>(in.get(4));

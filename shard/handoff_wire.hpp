@@ -25,11 +25,12 @@
 //
 // Layout (little-endian). HandoffEntity: u8 version (2), u8 flags (bit 0:
 // again), u32 shard, u16 key length, key, then the state (the rest);
-// version 1 had no flags. HandoffDone: u8 version (3), u8 flags (bit 0:
-// again), u32 shard count, then per shard u32 shard, u16 source count, and
-// per source u8 host length, host, u16 port, u64 life, u64 next number;
-// then u32 serving count and a u32 shard each, ascending; version 2 had no
-// flags. HandoffQuery: u8 version (1), u32 count, and a u32 shard each,
+// version 1 had no flags. HandoffDone: u8 version (4), u8 flags (bit 0:
+// again), u64 the receiver's life it was sent to (0: none known), u32
+// shard count, then per shard u32 shard, u16 source count, and per source
+// u8 host length, host, u16 port, u64 life, u64 next number; then u32
+// serving count and a u32 shard each, ascending; version 3 had no life,
+// version 2 no flags either. HandoffQuery: u8 version (1), u32 count, and a u32 shard each,
 // ascending; an empty body (a query before version 1) names none.
 #pragma once
 
@@ -60,6 +61,11 @@ struct HandoffDone {
   std::map<ShardId, ShardInbox::Numbering> shards;  // handed over, with their numbering
   std::set<ShardId> serving;                        // still the sender's: none of `shards`
   bool again = false;                               // `shards` sent again on a query
+  // The receiver's life it was sent to (0: its sender knew none, and any
+  // life takes it). A ref names an address, not a life: one queued behind a
+  // cut link for a life that since restarted reaches the next life, which
+  // must not take an old life's "nothing for you" as its own (seed 4959).
+  std::uint64_t to_life = 0;
 };
 std::vector<std::uint8_t> encode_done(const HandoffDone& done);
 std::optional<HandoffDone> decode_done(std::span<const std::uint8_t> bytes);

@@ -120,6 +120,7 @@ struct RegionCounters {
   std::uint64_t handoff_timeouts = 0;   // waits that ended without the handoff
   std::uint64_t handoffs_resent = 0;    // shards handed again on a query (handoff_wire.hpp)
   std::uint64_t handoff_duplicates = 0;  // parts and shards sent again after the first arrived: dropped
+  std::uint64_t handoff_stale = 0;       // HandoffDones sent to an earlier life of this node: dropped
   std::uint64_t orphan_completions = 0;  // an entity's ask completed after it stopped
   std::uint64_t entity_timers_fired = 0;  // timers delivered to their entity
   // Majority mode.

@@ -29,6 +29,7 @@ ActorKind region_actor(EntityKind kind) {
                      m.forget_returned = m.forget_returned || start.planted_defect("shard_forget_returned");
                      m.return_past_third_owner =
                          m.return_past_third_owner || start.planted_defect("shard_return_past_third_owner");
+                     m.done_for_any_life = m.done_for_any_life || start.planted_defect("shard_done_for_any_life");
                      m.keep_stale = m.keep_stale || start.planted_defect("shard_keep_stale");
                      m.votes_behind_user = m.votes_behind_user || start.planted_defect("shard_votes_behind_user");
                      MajorityOptions& majority = planted.majority;
@@ -67,6 +68,10 @@ std::vector<PlantedDefect> region_defects() {
        .property = "COUNTER",
        .branch = "increments were acknowledged",
        .scenario_only = "entities_third_owner.scenario"},
+      {.name = "shard_done_for_any_life",
+       .property = "COUNTER",
+       .branch = "increments were acknowledged",
+       .scenario_only = "entities_stale_done.scenario"},
       {.name = "shard_keep_stale",
        .property = "ORDER",
        .branch = "in one epoch",

@@ -285,6 +285,7 @@ void Region::hand_over_lost(Context& context, const std::set<NodeAddress>& newly
   const std::set<ShardId> serving = still_serving();
   for (auto& [owner, done] : dones) {
     done.serving = serving;
+    done.to_life = life_floor(owner.host, owner.port);
     (void)context.tell(region_of(owner, kind_.name), kHandoffDoneTag, encode_done(done));
   }
   for (auto& [owner, slot] : follow) {
@@ -474,6 +475,7 @@ void Region::send_again(Context& context, const NodeAddress& to, const std::set<
   }
   done.serving = still_serving();
   for (const auto& [shard, numbering] : done.shards) done.serving.erase(shard);
+  done.to_life = life_floor(to.host, to.port);
   (void)context.tell(asker, kHandoffDoneTag, encode_done(done));
 }
 
@@ -533,6 +535,15 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
   const std::optional<HandoffDone> done = decode_done(message.body);
   if (!done) return refuse(context, message, Refusal::malformed);
   const NodeAddress from{std::string(message.sender.host), message.sender.port};
+  // Sent to an earlier life of this node: queued behind a cut link, it
+  // outlived that life. What it says (handed nothing, serves these) was
+  // that life's; taken as this one's it ends a wait on a sender that holds
+  // the key, whose state then meets a fresh entity as a conflict. `<`, not
+  // `!=`: a region yet to read its own new life takes the new life's.
+  if (done->to_life != 0 && done->to_life < self_life_ && !kind_.mutations.done_for_any_life) {
+    ++counters_.handoff_stale;
+    return;
+  }
   bool handed_in = false;
   for (const auto& [shard, numbering] : done->shards) {
     if (done->again && !awaits(from, shard)) {

@@ -4,7 +4,9 @@
 // trailing byte, the version before the list. A HandoffQuery names the
 // shards its asker awaits (an empty body, the query before it did, names
 // none); a part or a HandoffDone sent again on one says so, and the
-// versions before the flag still decode, as first copies.
+// versions before the flag still decode, as first copies. A HandoffDone
+// names the receiver's life it was sent to; one of a version before that
+// names none.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -121,13 +123,34 @@ TEST(HandoffWire, WhatIsSentAgainSaysSoAndFirstCopiesOfOldVersionsStillDecode) {
   ASSERT_TRUE(done_back.has_value());
   EXPECT_TRUE(done_back->again);
   EXPECT_EQ(done_back->shards, sample().shards);
-  std::vector<std::uint8_t> v2(done_again.begin(), done_again.end());
+  // Version 3: the flags, no receiver's life (any life takes it).
+  std::vector<std::uint8_t> v3(done_again.begin(), done_again.end());
+  v3.erase(v3.begin() + 2, v3.begin() + 10);
+  v3[0] = 3;
+  const std::optional<HandoffDone> v3_back = decode_done(v3);
+  ASSERT_TRUE(v3_back.has_value());
+  EXPECT_TRUE(v3_back->again);
+  EXPECT_EQ(v3_back->to_life, 0u);
+  EXPECT_EQ(v3_back->shards, sample().shards);
+  // Version 2: no flags either.
+  std::vector<std::uint8_t> v2(v3.begin(), v3.end());
   v2.erase(v2.begin() + 1);
   v2[0] = 2;
   const std::optional<HandoffDone> v2_back = decode_done(v2);
   ASSERT_TRUE(v2_back.has_value());
   EXPECT_FALSE(v2_back->again);
   EXPECT_EQ(v2_back->serving, sample().serving);
+}
+
+TEST(HandoffWire, ADoneCarriesTheLifeOfTheReceiverItWasSentTo) {
+  HandoffDone done = sample();
+  done.to_life = 0x0102030405060708;
+  const std::optional<HandoffDone> back = decode_done(encode_done(done));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->to_life, 0x0102030405060708u);
+  std::vector<std::uint8_t> bytes = encode_done(done);
+  bytes[0] = 5;
+  EXPECT_FALSE(decode_done(bytes).has_value()) << "a version after this one";
 }
 
 }  // namespace

@@ -9,118 +9,16 @@
 // to turn the outcome its test asserts.
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "shard/envelope.hpp"
-#include "shard/handoff_wire.hpp"
-#include "shard/placement.hpp"
-#include "shard/region.hpp"
-#include "test_ids.hpp"
+#include "region_by_hand.hpp"
 
 namespace weft::shard {
 namespace {
 
-class Recorder final : public Context {
- public:
-  explicit Recorder(const NodeAddress& self) : self_{self, region_name("tally")} {}
-
-  const ActorRef& self() const override { return self_; }
-  Instant now() const override { return Instant::from_ns(1'000'000'000); }
-  SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t>) override {
-    tags.push_back({to, tag});
-    return SendResult::sent;
-  }
-  AskId ask(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t>, Duration) override {
-    tags.push_back({to, tag});
-    return ++asks_;
-  }
-  SendResult reply(std::uint32_t, std::span<const std::uint8_t>) override { return SendResult::sent; }
-  std::span<const Member> members() const override { return members_; }
-  SendResult forward(const ActorRef& to, const Delivery&, std::uint32_t tag, std::span<const std::uint8_t>) override {
-    tags.push_back({to, tag});
-    return SendResult::sent;
-  }
-  SendResult reply_to(const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-    return SendResult::sent;
-  }
-  void start_timer(std::uint32_t, Duration) override {}
-  void cancel_timer(std::uint32_t) override {}
-  Behavior* local_behavior(std::string_view) const override { return nullptr; }
-
-  std::size_t sent(const ActorRef& to, std::uint32_t tag) const {
-    std::size_t n = 0;
-    for (const auto& [t, g] : tags) n += t == to && g == tag;
-    return n;
-  }
-
-  std::vector<Member> members_;
-  std::vector<std::pair<ActorRef, std::uint32_t>> tags;
-
- private:
-  ActorRef self_;
-  AskId asks_ = 0;
-};
-
-// Counts the messages it is handed; its state is the count.
-class Counter final : public Entity {
- public:
-  void receive(Context&, const Delivery&) override { ++count; }
-  bool hand_over(std::vector<std::uint8_t>& state) override {
-    state.push_back(static_cast<std::uint8_t>(count));
-    return true;
-  }
-  void take_over(std::span<const std::uint8_t> state) override { count = state.empty() ? 0 : state[0]; }
-  int count = 0;
-};
-
-const Delivery members_changed{DeliveryKind::members_changed, {}, 0, 0, {}};
-
-struct Fixture {
-  explicit Fixture(const RegionMutations& mutations = {}) : context(test::member_id(1).address) {
-    EntityKind kind;
-    kind.name = "tally";
-    kind.shards = 8;
-    kind.mutations = mutations;
-    kind.make = [](std::string_view) { return std::make_unique<Counter>(); };
-    region = std::make_unique<Region>(std::move(kind));
-  }
-  static Member at(int n, MemberStatus status) { return Member{test::member_id(n), status}; }
-  void view(std::vector<Member> members) {
-    context.members_ = std::move(members);
-    region->receive(context, members_changed);
-  }
-  // An entity message as one arrives from a node without a region: the
-  // region numbers it and, owning its shard, hands it to the entity.
-  void tell(const std::string& key) {
-    const std::vector<std::uint8_t> envelope = encode(EntityMessage{0, 7, key, {}});
-    region->receive(context, Delivery{DeliveryKind::tell, ActorRefView{client_.node.host, client_.node.port, client_.name}, 0,
-                                      kEntityTag, envelope});
-  }
-  int count(const std::string& key) const {
-    const auto* counter = dynamic_cast<const Counter*>(region->entity(key));
-    return counter == nullptr ? -1 : counter->count;
-  }
-  // A key whose shard each view in `owners` gives the member named beside it.
-  std::string key_owned_as(const std::vector<std::pair<std::vector<Member>, int>>& owners) const {
-    for (int i = 0; i < 1000; ++i) {
-      const std::string k = "k" + std::to_string(i);
-      bool all = true;
-      for (const auto& [members, owner] : owners) {
-        all = all && Placement::of_node(members, context.self().node).owner("tally", region->shard_of_key(k)) ==
-                         test::member_id(owner).address;
-      }
-      if (all) return k;
-    }
-    return {};
-  }
-
-  Recorder context;
-  std::unique_ptr<Region> region;
-  ActorRef client_{test::member_id(3).address, "client"};
-};
+using test_region::Fixture;
 
 // 1 alone serves the key (count 3), hands it to 2 when 2 is up (the part on
 // a link that, say, a partition cut), and 2 goes down before any view of
