@@ -2,7 +2,8 @@
 // platform (shard/key_hash.hpp): two nodes that hashed a key differently
 // would disagree on its owner. Pinned against an independent
 // implementation (tests/key_hash_reference.py); keys of one length that
-// differ in any one byte hash apart (every byte of a tail is read).
+// differ in any one byte hash apart (every byte of a tail is read); the
+// byte-at-a-time load a big-endian machine takes reads as this one's.
 #include "shard/key_hash.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "shard/little_endian.hpp"
 #include "shard/placement.hpp"
 
 namespace weft::shard {
@@ -83,6 +85,20 @@ TEST(KeyHash, KeysOfOneLengthThatDifferInAnyByteHashApart) {
 TEST(KeyHash, TheSeedAndTheLengthCount) {
   EXPECT_NE(key_hash(0, "abc"), key_hash(1, "abc"));
   EXPECT_NE(key_hash(0, std::string(3, '\0')), key_hash(0, std::string(4, '\0')));
+}
+
+// The byte-at-a-time reading a big-endian machine takes gives what this
+// machine's load gives, and both the little-endian value of the bytes, at
+// every width and at an unaligned address.
+TEST(KeyHash, LoadsReadLittleEndianOnEveryPath) {
+  const std::uint8_t bytes[9] = {0xff, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x88};
+  const std::uint8_t* at = bytes + 1;
+  EXPECT_EQ(load_le_bytewise<std::uint64_t>(at), 0x8807060504030201u);
+  EXPECT_EQ(load_le_bytewise<std::uint32_t>(at), 0x04030201u);
+  EXPECT_EQ(load_le_bytewise<std::uint16_t>(at), 0x0201u);
+  EXPECT_EQ(load_le<std::uint64_t>(at), load_le_bytewise<std::uint64_t>(at));
+  EXPECT_EQ(load_le<std::uint32_t>(at), load_le_bytewise<std::uint32_t>(at));
+  EXPECT_EQ(load_le<std::uint16_t>(at), load_le_bytewise<std::uint16_t>(at));
 }
 
 }  // namespace
