@@ -99,8 +99,15 @@ struct Daemon {
   // them while it lives, on every way out: on a stopped node each returns
   // at once. Left to ~io_context, which runs after ~Node, they were freed
   // into a destroyed Node (ASan: heap-use-after-free in
-  // scheduler::shutdown, seen under load).
+  // scheduler::shutdown, seen under load). Nothing else may run then: the
+  // signal watch goes first (its callback refers to serve()'s frame, gone
+  // by now, and a SIGTERM read here would stop the poll short), and the
+  // load generator's timer is cancelled.
   ~Daemon() {
+    signals.close();
+#ifdef WEFT_LOAD_ROUTES
+    if (flood_timer) flood_timer->cancel();
+#endif
     if (node == nullptr) return;
     node->stop();
     io.restart();

@@ -538,8 +538,13 @@ void Region::on_handoff_done(Context& context, const Delivery& message) {
   // Sent to an earlier life of this node: queued behind a cut link, it
   // outlived that life. What it says (handed nothing, serves these) was
   // that life's; taken as this one's it ends a wait on a sender that holds
-  // the key, whose state then meets a fresh entity as a conflict. `<`, not
-  // `!=`: a region yet to read its own new life takes the new life's.
+  // the key, whose state then meets a fresh entity as a conflict. So too
+  // when this region lived that life itself (downed while alive, it
+  // rejoined): the Done may predate waits begun since, and nothing tells
+  // which. Its sender, once it sees the new life, sends this one a
+  // HandoffDone of its own (a member newly up gets one), which ends the
+  // wait; until then queries ask. `<`, not `!=`: a life after this
+  // region's (one it has yet to read) is its own.
   if (done->to_life != 0 && done->to_life < self_life_ && !kind_.mutations.done_for_any_life) {
     ++counters_.handoff_stale;
     return;

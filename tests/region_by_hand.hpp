@@ -27,8 +27,9 @@ class Recorder final : public Context {
 
   const ActorRef& self() const override { return self_; }
   Instant now() const override { return Instant::from_ns(1'000'000'000); }
-  SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t>) override {
+  SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) override {
     tags.push_back({to, tag});
+    if (tag == kHandoffDoneTag) dones.push_back({to, decode_done(body)});
     return SendResult::sent;
   }
   AskId ask(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t>, Duration) override {
@@ -54,8 +55,18 @@ class Recorder final : public Context {
     return n;
   }
 
+  // The last HandoffDone told to `to`, decoded (nothing if none, or if it
+  // did not decode).
+  std::optional<HandoffDone> last_done(const ActorRef& to) const {
+    for (auto it = dones.rbegin(); it != dones.rend(); ++it) {
+      if (it->first == to) return it->second;
+    }
+    return std::nullopt;
+  }
+
   std::vector<Member> members_;
   std::vector<std::pair<ActorRef, std::uint32_t>> tags;
+  std::vector<std::pair<ActorRef, std::optional<HandoffDone>>> dones;
 
  private:
   ActorRef self_;

@@ -1,5 +1,9 @@
 // Goal: a HandoffDone sent to an earlier life of this node is not taken as
-// this life's (shard/region_moves.cpp, Region::on_handoff_done). A ref
+// this life's (shard/region_moves.cpp, Region::on_handoff_done), even one
+// the region lived itself (it cannot tell which of its waits the Done
+// predates); one to this life, a later one or none in particular ends the
+// wait it answers; every HandoffDone names the life its receiver has in
+// its sender's view. A ref
 // names an address, not a life: seed 4959's n4 queued an empty HandoffDone
 // for n5's first life behind a cut link, n5 crashed and restarted, and 8 s
 // later the old frame reached n5's second life while it awaited n4's
@@ -11,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +78,59 @@ TEST(RegionStaleDone, ADoneToThisLifeOrToNoneInParticularEndsTheWait) {
     EXPECT_EQ(f.count(key), 1) << "to life " << to_life << ": 3 handed nothing, the key starts here";
     EXPECT_EQ(f.region->counters().handoff_stale, 0u);
   }
+}
+
+TEST(RegionStaleDone, ADoneToALaterLifeEndsTheWait) {  // `<`, not `!=`: a view this region has yet to read
+  Fixture f;
+  std::string key;
+  ASSERT_NO_FATAL_FAILURE(restarted_awaiting_three(f, key));
+  three_sends_done(f, key, 3, std::nullopt);
+  EXPECT_EQ(f.count(key), 1);
+  EXPECT_EQ(f.region->counters().handoff_stale, 0u);
+}
+
+// The same process through two lives: 1 reads a view as life 1 awaiting
+// 3, is downed while alive and rejoins as life 2 before 3's HandoffDone,
+// sent to life 1, arrives. The wait may have begun after 3 sent it, so it
+// waits on, for the HandoffDone 3 sends life 2 once it sees it.
+TEST(RegionStaleDone, ADoneToAnEarlierLifeTheRegionLivedWaitsForTheNewLifes) {
+  Fixture f;
+  const std::vector<Member> first{Fixture::at(1, MemberStatus::up, 1), Fixture::at(3, MemberStatus::up)};
+  const std::vector<Member> rejoined{Fixture::at(1, MemberStatus::up, 2), Fixture::at(3, MemberStatus::up)};
+  const std::string key = f.key_owned_as({{first, 1}, {rejoined, 1}});
+  ASSERT_FALSE(key.empty());
+  f.view(first);
+  f.view(rejoined);
+  f.tell(key);
+  ASSERT_FALSE(f.region->hosts(key)) << "still awaiting 3 in its new life";
+  three_sends_done(f, key, 1, std::nullopt);
+  EXPECT_FALSE(f.region->hosts(key));
+  EXPECT_EQ(f.region->counters().handoff_stale, 1u);
+  three_sends_done(f, key, 2, 5);
+  EXPECT_EQ(f.count(key), 6) << "the handed count, then the kept tell";
+}
+
+// What this node's region sends: the HandoffDone every member newly up
+// gets, and the one that answers a query, each name the receiver's life
+// in this node's view.
+TEST(RegionStaleDone, EveryDoneNamesTheLifeItsReceiverHas) {
+  Fixture f;
+  f.view({Fixture::at(1, MemberStatus::up)});
+  f.view({Fixture::at(1, MemberStatus::up), Fixture::at(2, MemberStatus::up, 4)});
+  const ActorRef two = region_of(weft::test::member_id(2).address, "tally");
+  std::optional<HandoffDone> done = f.context.last_done(two);
+  ASSERT_TRUE(done.has_value()) << "a member newly up gets a HandoffDone";
+  EXPECT_EQ(done->to_life, 4u);
+  const std::size_t before = f.context.dones.size();
+  const NodeAddress address = weft::test::member_id(2).address;
+  const std::vector<std::uint8_t> query = encode_query({{0, 1}});
+  f.region->receive(f.context, Delivery{DeliveryKind::tell, ActorRefView{address.host, address.port, "shard.tally"}, 0,
+                                        kHandoffQueryTag, query});
+  ASSERT_EQ(f.context.dones.size(), before + 1) << "a query is answered";
+  done = f.context.last_done(two);
+  ASSERT_TRUE(done.has_value());
+  EXPECT_TRUE(done->again);
+  EXPECT_EQ(done->to_life, 4u);
 }
 
 TEST(RegionStaleDone, TakingAnEarlierLifesDoneMakesTheStateAConflict) {  // the planted defect

@@ -1,10 +1,16 @@
 # Fails unless every defect an application plants (SIM mutations --help,
 # "plant this defect in the application (...)") has a CTest that must
-# catch it: LISTED (defects a generated-seed or scenario CTest plants) and
-# UNIT_TESTED ("defect=path" pairs: a unit test drives the code by hand
-# where no simulated run is known to reach it) together exactly that set,
-# and each unit test's file exists and names its defect. So a new planted
-# defect cannot go untested, as mutations_listed.cmake keeps the kernel's.
+# catch it, as mutations_listed.cmake keeps the kernel's mutations:
+#   - one the binary sweeps over generated seeds: a CTest plants it
+#     (LISTED holds its name, or a defect=scenario pair);
+#   - one the binary says a scenario file catches (PlantedDefect::
+#     scenario_only, printed by `mutations` as "not swept ...
+#     tests/sim_scenarios/<file> does"): a CTest plays that file with it
+#     (LISTED holds defect=<file>), and the file exists;
+#   - one the binary says a unit test catches (unit_test_only): that file
+#     exists and names the defect.
+# And LISTED plants no defect the binary does not know.
+cmake_policy(SET CMP0057 NEW)  # IN_LIST, in script mode
 execute_process(COMMAND ${SIM} mutations --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
 string(REGEX REPLACE "\n +" " " help "${help}")
 string(REGEX MATCH "plant this defect in the application \\(([a-z_, ]+)\\)" found "${help}")
@@ -12,32 +18,57 @@ if(NOT rc EQUAL 0 OR found STREQUAL "")
   message(FATAL_ERROR "${SIM} mutations --help names no defects (exit ${rc}):\n${help}")
 endif()
 string(REPLACE ", " ";" known "${CMAKE_MATCH_1}")
-list(SORT known)
-set(tested ${LISTED})
-foreach(pair IN LISTS UNIT_TESTED)
-  string(REGEX MATCH "^([a-z_]+)=(.+)$" ok "${pair}")
-  if(ok STREQUAL "")
-    message(FATAL_ERROR "UNIT_TESTED entry '${pair}' is not defect=path")
+# Where the binary says each unswept defect is caught (one seed of the
+# rest runs too; its verdicts are not this check's).
+execute_process(COMMAND ${SIM} mutations --seeds 1..1 --jobs 1 OUTPUT_VARIABLE listing ERROR_VARIABLE ignored
+                RESULT_VARIABLE ignored_rc)
+string(REPLACE ";" "|" listing "${listing}")  # a list splits at ';'
+string(REPLACE "\n" ";" lines "${listing}")
+set(untested)
+foreach(defect IN LISTS known)
+  set(where "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^${defect} +[A-Z0-9]+ +not swept: [^|]*\\| (tests/[^ ]+) ")
+      set(where ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+  if(where MATCHES "^tests/sim_scenarios/(.+)$")
+    set(file ${CMAKE_MATCH_1})
+    if(NOT EXISTS ${SOURCE_DIR}/${where})
+      message(FATAL_ERROR "${defect}: its scenario ${where} does not exist")
+    endif()
+    if(NOT "${defect}=${file}" IN_LIST LISTED)
+      list(APPEND untested "${defect} (no CTest plays ${file} with it)")
+    endif()
+  elseif(NOT where STREQUAL "")
+    if(NOT EXISTS ${SOURCE_DIR}/${where})
+      message(FATAL_ERROR "${defect}: its unit test ${where} does not exist")
+    endif()
+    file(READ ${SOURCE_DIR}/${where} text)
+    string(FIND "${text}" "${defect}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${defect}: its unit test ${where} does not name it")
+    endif()
+  else()
+    set(planted FALSE)
+    foreach(entry IN LISTS LISTED)
+      if(entry STREQUAL defect OR entry MATCHES "^${defect}=")
+        set(planted TRUE)
+      endif()
+    endforeach()
+    if(NOT planted)
+      list(APPEND untested "${defect}")
+    endif()
   endif()
-  set(defect ${CMAKE_MATCH_1})
-  set(file ${SOURCE_DIR}/${CMAKE_MATCH_2})
-  if(NOT EXISTS ${file})
-    message(FATAL_ERROR "${defect}: its unit test ${file} does not exist")
-  endif()
-  file(READ ${file} text)
-  string(FIND "${text}" "${defect}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "${defect}: its unit test ${file} does not name it")
-  endif()
-  list(APPEND tested ${defect})
 endforeach()
-list(REMOVE_DUPLICATES tested)
-list(SORT tested)
-if(NOT known STREQUAL tested)
-  set(untested ${known})
-  list(REMOVE_ITEM untested ${tested})
-  set(unknown ${tested})
-  list(REMOVE_ITEM unknown ${known})
+set(unknown)
+foreach(entry IN LISTS LISTED)
+  string(REGEX REPLACE "=.*$" "" defect "${entry}")
+  if(NOT defect IN_LIST known)
+    list(APPEND unknown ${defect})
+  endif()
+endforeach()
+if(untested OR unknown)
   message(FATAL_ERROR "untested: ${untested}\nunknown: ${unknown}\n"
                       "(untested: planted by ${SIM}, caught by no CTest; unknown: planted by a CTest, "
                       "not known to it)")
