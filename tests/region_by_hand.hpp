@@ -110,6 +110,25 @@ struct Fixture {
     region->receive(context, Delivery{DeliveryKind::tell, ActorRefView{client_.node.host, client_.node.port, client_.name}, 0,
                                       kEntityTag, envelope});
   }
+  // What member n's region sends this one's: `key`'s state when `count` is
+  // set, then a HandoffDone sent to life `to_life` (0: none in particular)
+  // that names `key`'s shard when `names_shard`.
+  void handoff_from(int n, const std::string& key, std::optional<int> count, bool names_shard,
+                    std::uint64_t to_life = 0) {
+    const NodeAddress from_node = weft::test::member_id(n).address;
+    const ActorRefView from{from_node.host, from_node.port, "shard.tally"};
+    const ShardId shard = region->shard_of_key(key);
+    if (count) {
+      const std::vector<std::uint8_t> state{static_cast<std::uint8_t>(*count)};
+      const std::vector<std::uint8_t> part = encode_entity({shard, key, state});
+      region->receive(context, Delivery{DeliveryKind::tell, from, 0, kHandoffEntityTag, part});
+    }
+    HandoffDone done;
+    done.to_life = to_life;
+    if (names_shard) done.shards[shard];
+    const std::vector<std::uint8_t> body = encode_done(done);
+    region->receive(context, Delivery{DeliveryKind::tell, from, 0, kHandoffDoneTag, body});
+  }
   int count(const std::string& key) const {
     const auto* counter = dynamic_cast<const Counter*>(region->entity(key));
     return counter == nullptr ? -1 : counter->count;

@@ -42,19 +42,7 @@ void restarted_awaiting_three(Fixture& f, std::string& key) {
 // What 3's region sends 1's: a HandoffDone addressed to `to_life`, naming
 // `key`'s shard with its state when `count` is set, else naming nothing.
 void three_sends_done(Fixture& f, const std::string& key, std::uint64_t to_life, std::optional<int> count) {
-  const NodeAddress three = weft::test::member_id(3).address;
-  const ActorRefView from{three.host, three.port, "shard.tally"};
-  const ShardId shard = f.region->shard_of_key(key);
-  HandoffDone done;
-  done.to_life = to_life;
-  if (count) {
-    const std::vector<std::uint8_t> state{static_cast<std::uint8_t>(*count)};
-    const std::vector<std::uint8_t> part = encode_entity({shard, key, state});
-    f.region->receive(f.context, Delivery{DeliveryKind::tell, from, 0, kHandoffEntityTag, part});
-    done.shards[shard];
-  }
-  const std::vector<std::uint8_t> body = encode_done(done);
-  f.region->receive(f.context, Delivery{DeliveryKind::tell, from, 0, kHandoffDoneTag, body});
+  f.handoff_from(3, key, count, count.has_value(), to_life);
 }
 
 TEST(RegionStaleDone, ADoneSentToAnEarlierLifeEndsNoWait) {

@@ -87,18 +87,7 @@ void hand_on_past_a_third_owner(Fixture& f, std::string& key) {
 // What node 3's region sends node 1's: `key`'s state (if any), then the
 // HandoffDone that names the shard.
 void third_owner_hands(Fixture& f, const std::string& key, std::optional<int> count) {
-  const NodeAddress three = test::member_id(3).address;
-  const ActorRefView from{three.host, three.port, "shard.tally"};
-  const ShardId shard = f.region->shard_of_key(key);
-  if (count) {
-    const std::vector<std::uint8_t> state{static_cast<std::uint8_t>(*count)};
-    const std::vector<std::uint8_t> part = encode_entity({shard, key, state});
-    f.region->receive(f.context, Delivery{DeliveryKind::tell, from, 0, kHandoffEntityTag, part});
-  }
-  HandoffDone done;
-  done.shards[shard];
-  const std::vector<std::uint8_t> body = encode_done(done);
-  f.region->receive(f.context, Delivery{DeliveryKind::tell, from, 0, kHandoffDoneTag, body});
+  f.handoff_from(3, key, count, true);
 }
 
 TEST(RegionTakeBack, ANewerStateFromAThirdOwnerWinsOverTheCopy) {

@@ -11,13 +11,8 @@
 #     exists and names the defect.
 # And LISTED plants no defect the binary does not know.
 cmake_policy(SET CMP0057 NEW)  # IN_LIST, in script mode
-execute_process(COMMAND ${SIM} mutations --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
-string(REGEX REPLACE "\n +" " " help "${help}")
-string(REGEX MATCH "plant this defect in the application \\(([a-z_, ]+)\\)" found "${help}")
-if(NOT rc EQUAL 0 OR found STREQUAL "")
-  message(FATAL_ERROR "${SIM} mutations --help names no defects (exit ${rc}):\n${help}")
-endif()
-string(REPLACE ", " ";" known "${CMAKE_MATCH_1}")
+include(${CMAKE_CURRENT_LIST_DIR}/help_names.cmake)
+names_in_help(${SIM} "plant this defect in the application" known)
 # Where the binary says each unswept defect is caught (one seed of the
 # rest runs too; its verdicts are not this check's).
 execute_process(COMMAND ${SIM} mutations --seeds 1..1 --jobs 1 OUTPUT_VARIABLE listing ERROR_VARIABLE ignored

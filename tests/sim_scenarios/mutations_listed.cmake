@@ -3,14 +3,8 @@
 # the set weft-sim knows, so a new mutation cannot go untested, and unless
 # weft-sim refuses to sweep each of SCENARIO_ONLY (no generated seed plays
 # its attack: sim::MutationTarget::scenario_only).
-execute_process(COMMAND ${SIM} mutations --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
-string(REGEX REPLACE "\n +" " " help "${help}")
-string(REGEX MATCH "plant a defect in every kernel \\(([a-z_, ]+)\\)" found "${help}")
-if(NOT rc EQUAL 0 OR found STREQUAL "")
-  message(FATAL_ERROR "weft-sim mutations --help names no mutations (exit ${rc}):\n${help}")
-endif()
-string(REPLACE ", " ";" known "${CMAKE_MATCH_1}")
-list(SORT known)
+include(${CMAKE_CURRENT_LIST_DIR}/help_names.cmake)
+names_in_help(${SIM} "plant a defect in every kernel" known)
 set(listed ${LISTED} ${SCENARIO_ONLY})
 list(SORT listed)
 if(NOT known STREQUAL listed)
