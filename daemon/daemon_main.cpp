@@ -76,8 +76,18 @@ struct AskReply {
 struct Daemon;
 void reload(Daemon& d);
 
+// An io_context whose handlers can be destroyed before it is, while what
+// they point into still lives. Its destructor calls shutdown() again,
+// which finds nothing left to destroy (asio's execution_context: shutdown,
+// then destroy).
+class IoContext : public asio::io_context {
+ public:
+  using asio::io_context::io_context;
+  using asio::execution_context::shutdown;
+};
+
 struct Daemon {
-  asio::io_context io{1};
+  IoContext io{1};
   // SIGHUP (reload), SIGINT and SIGTERM (leave), read on the io thread;
   // blocked in every thread from before the node starts, so one sent while
   // it starts waits for serve() and one sent while it exits changes nothing.
@@ -95,23 +105,16 @@ struct Daemon {
   bool shut_down = false;
 
   // io.stop() leaves handlers queued (a posted tick, the reads and waits
-  // the node's stop aborted), some allocated in memory the Node owns. Run
-  // them while it lives, on every way out: on a stopped node each returns
-  // at once. Left to ~io_context, which runs after ~Node, they were freed
+  // the node's stop aborted), some allocated in memory the Node owns.
+  // ~io_context destroys them, but it runs after ~Node: they were freed
   // into a destroyed Node (ASan: heap-use-after-free in
-  // scheduler::shutdown, seen under load). Nothing else may run then: the
-  // signal watch goes first (its callback refers to serve()'s frame, gone
-  // by now, and a SIGTERM read here would stop the poll short), and the
-  // load generator's timer is cancelled.
+  // scheduler::shutdown, seen under load). So they are destroyed here,
+  // while the Node lives, and none is run: one may be an admin request's
+  // work or a signal's callback whose frame is gone (running them was
+  // tried: a SIGSEGV at teardown).
   ~Daemon() {
-    signals.close();
-#ifdef WEFT_LOAD_ROUTES
-    if (flood_timer) flood_timer->cancel();
-#endif
-    if (node == nullptr) return;
-    node->stop();
-    io.restart();
-    io.poll();
+    if (node != nullptr) node->stop();
+    io.shutdown();
   }
 #ifdef WEFT_LOAD_ROUTES
   // A load generator (POST /flood): every 5 ms, tells until the link's

@@ -42,12 +42,6 @@ void ProcessSignals::watch(std::function<void(int)> on_signal) {
   arm();
 }
 
-void ProcessSignals::close() {
-  std::error_code ignored;
-  fd_.close(ignored);
-  on_signal_ = nullptr;
-}
-
 void ProcessSignals::arm() {
   fd_.async_wait(asio::posix::descriptor_base::wait_read, [this](const std::error_code& e) {
     if (e) return;  // closed: the daemon is going

@@ -46,12 +46,6 @@ class ProcessSignals {
   // read is one), until the io loop ends or this is destroyed.
   void watch(std::function<void(int)> on_signal);
 
-  // Stops watching: the signalfd closes (a wait in flight completes
-  // aborted and calls nothing) and the callback, which may refer to a
-  // frame that has returned, is let go. A signal arriving after stays
-  // pending, blocked, until the exit.
-  void close();
-
  private:
   void arm();
 
