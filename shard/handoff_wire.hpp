@@ -30,8 +30,9 @@
 // shard count, then per shard u32 shard, u16 source count, and per source
 // u8 host length, host, u16 port, u64 life, u64 next number; then u32
 // serving count and a u32 shard each, ascending; version 3 had no life,
-// version 2 no flags either. HandoffQuery: u8 version (1), u32 count, and a u32 shard each,
-// ascending; an empty body (a query before version 1) names none.
+// version 2 no flags either. HandoffQuery: u8 version (1), u32 count, and
+// a u32 shard each, ascending; an empty body (a query before version 1)
+// names none.
 #pragma once
 
 #include <cstdint>
