@@ -2,7 +2,8 @@
 """Instructions per message of weft_bench_shard's tells over a link, by callgrind.
 
 Timed ratios on a shared two-core VM swing with the neighbours; instruction
-counts do not. For each of direct_tell_remote/B and entity_tell_remote/B this
+counts do not. For each of direct_tell_remote/B, entity_tell_remote/B (tells
+batched per owner) and unbatched_tell_remote/B (each in its own envelope) this
 runs the benchmark under callgrind and prints the benchmark function's
 inclusive instructions, less its two-node setup (TwoNodes::TwoNodes, which
 joins the nodes), over the sends it made (Kernel::tell's calls for the direct
@@ -73,10 +74,13 @@ def main():
     parser.add_argument("--bench", default="build/release/bench/weft_bench_shard")
     args = parser.parse_args()
     direct, n_direct = measure(args.bench, "direct", args.batch, "weft::Kernel::tell(")
-    entity, n_entity = measure(args.bench, "entity", args.batch, "weft::shard::Entities::tell(weft::Kernel&")
+    entity_tell = "weft::shard::Entities::tell(weft::Kernel&"
+    entity, n_entity = measure(args.bench, "entity", args.batch, entity_tell)
+    alone, n_alone = measure(args.bench, "unbatched", args.batch, entity_tell)
     print(f"direct_tell_remote/{args.batch}: {direct:,.0f} instructions per message ({n_direct} sends)")
     print(f"entity_tell_remote/{args.batch}: {entity:,.0f} instructions per message ({n_entity} sends)")
-    print(f"ratio: {direct / entity:.2f}x")
+    print(f"unbatched_tell_remote/{args.batch}: {alone:,.0f} instructions per message ({n_alone} sends)")
+    print(f"ratio: {direct / entity:.2f}x (unbatched: {direct / alone:.2f}x)")
     return 0
 
 

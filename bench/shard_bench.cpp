@@ -97,7 +97,7 @@ struct OneNode {
 // that take every write at once, each with a region of "order".
 class TwoNodes {
  public:
-  TwoNodes() {
+  explicit TwoNodes(bool batch_tells = true) {
     for (int i = 0; i < 2; ++i) {
       weft::Config config = local_config();
       config.self = weft::NodeAddress{"10.0.0." + std::to_string(i + 1), 7000};
@@ -106,6 +106,7 @@ class TwoNodes {
       weft::shard::EntityKind kind;
       kind.name = "order";
       kind.passivate_after = Duration::seconds(3600);
+      kind.batch_tells = batch_tells;
       kind.make = [count = &received](std::string_view) { return std::make_unique<CountingEntity>(count); };
       auto region = std::make_unique<weft::shard::Region>(std::move(kind));
       regions_[i] = region.get();
@@ -257,10 +258,13 @@ BENCHMARK(direct_tell_remote)->Arg(64)->Arg(1024);
 
 // The same from the first node to B active entities the second owns:
 // entity_tell_remote's ratio against direct_tell_remote is the cost of
-// routing where an entity lives on another node (goal >= 0.8).
-void entity_tell_remote(benchmark::State& state) {
+// routing where an entity lives on another node (goal >= 0.8). The tells
+// of one dispatch step go as one batch per owner (shard/entity_batch.hpp);
+// unbatched_tell_remote sends each in an envelope of its own
+// (EntityKind::batch_tells off), for what batching buys.
+void remote_entity_tells(benchmark::State& state, bool batch_tells) {
   const auto batch = static_cast<int>(state.range(0));
-  TwoNodes nodes;
+  TwoNodes nodes(batch_tells);
   if (!nodes.joined()) {
     state.SkipWithError("the two nodes did not join");
     return;
@@ -276,7 +280,12 @@ void entity_tell_remote(benchmark::State& state) {
     state.SkipWithError("entities restarted, or not all on the second node");
   }
 }
+
+void entity_tell_remote(benchmark::State& state) { remote_entity_tells(state, true); }
 BENCHMARK(entity_tell_remote)->Arg(64)->Arg(1024);
+
+void unbatched_tell_remote(benchmark::State& state) { remote_entity_tells(state, false); }
+BENCHMARK(unbatched_tell_remote)->Arg(64)->Arg(1024);
 
 // Heap per idle entity: a million keys activated once each, then left idle
 // until they passivate. Counters (not times): bytes held per active idle

@@ -105,6 +105,14 @@ struct RegionMutations {
   // handed on as any other: its source's numbering went with that life, so
   // it counts as a new source's first, after what its sender sent since.
   bool keep_stale = false;
+  // A batch's entries for shards owned here are handed to their entities
+  // as they come, past the shard's inbox: not kept while the shard awaits
+  // its handoff, not put in order.
+  bool batch_skips_inbox = false;
+  // An ask routed straight to an owner goes at once, ahead of the tells
+  // batched for that owner before it: the owner sees the ask's number
+  // first, and the tells' come late.
+  bool ask_overtakes_batch = false;
   // Majority mode: vote requests, votes and releases go as plain tells,
   // queued behind whatever user messages wait for the same link: under a
   // flood no vote comes back while its lease would still run.
@@ -153,6 +161,9 @@ struct EntityKind {
   std::size_t buffer_capacity = 10'000;
   Consistency consistency = Consistency::available;
   MajorityOptions majority = {};
+  // Tells to entities on other nodes sent in one dispatch step go to each
+  // owner as one batch (shard/entity_batch.hpp); false sends each alone.
+  bool batch_tells = true;
   RegionMutations mutations = {};
   // A fresh entity for `key`; nullptr refuses the message (counted).
   std::function<std::unique_ptr<Entity>(std::string_view key)> make;

@@ -1,6 +1,7 @@
 #include "shard/entity_ref.hpp"
 
 #include <array>
+#include <optional>
 #include <typeinfo>
 
 #include "shard/envelope.hpp"
@@ -29,11 +30,14 @@ auto with_envelope(const EntityMessage& message, Send&& send) {
 // One entity message from this node: numbered and routed by the node's
 // region when the sender can reach it (Region::route_here), else sent to
 // the region to number and route. A bad key sends an empty body, which the
-// region refuses. `send(target, envelope, result)` sends, sets how it went
-// and returns the send's value (a SendResult or an AskId).
-template <class Send>
+// region refuses. `straight(region, routed)` sees a message routed straight
+// to another node first: a tell may join that node's batch (its value
+// then, and nothing more is sent), an ask sends the batch ahead of itself.
+// `send(target, envelope, result)` sends, sets how it went and returns the
+// send's value (a SendResult or an AskId).
+template <class Straight, class Send>
 auto send_entity(Behavior* local, const ActorRef& region_ref, std::span<const Member> members, std::string_view key,
-                 std::uint32_t tag, std::span<const std::uint8_t> body, Send&& send) {
+                 std::uint32_t tag, std::span<const std::uint8_t> body, Straight&& straight, Send&& send) {
   SendResult result = SendResult::sent;
   if (!valid_key(key)) return send(region_ref, std::span<const std::uint8_t>{}, result);
   // Region is final: its type alone says the behaviour is one.
@@ -44,11 +48,55 @@ auto send_entity(Behavior* local, const ActorRef& region_ref, std::span<const Me
     });
   }
   const Region::LocalSend routed = region->route_here(region_ref, members, key, tag, body);
+  if (routed.message.hops == 1) {
+    if (const auto done = straight(*region, routed)) return *done;
+  }
   const auto value = with_envelope(routed.message, [&](std::span<const std::uint8_t> envelope) {
     return send(*routed.to, envelope, result);
   });
   region->sent_here(routed, result);
   return value;
+}
+
+// What the region sends on a sender's behalf goes as the sender's own
+// sends do.
+class ContextOutbox final : public Region::Outbox {
+ public:
+  explicit ContextOutbox(Context& context) : context_(context) {}
+  SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) override {
+    return context_.tell(to, tag, body);
+  }
+
+ private:
+  Context& context_;
+};
+
+class KernelOutbox final : public Region::Outbox {
+ public:
+  KernelOutbox(Kernel& kernel, Instant now) : kernel_(kernel), now_(now) {}
+  SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) override {
+    return kernel_.tell(now_, to, tag, body);
+  }
+
+ private:
+  Kernel& kernel_;
+  Instant now_;
+};
+
+// A tell routed straight joins its owner's batch.
+auto batch_tell(Region::Outbox& out, const ActorRef& region_ref, std::string_view sender) {
+  return [&out, &region_ref, sender](Region& region, const Region::LocalSend& routed) -> std::optional<SendResult> {
+    if (region.batch(out, region_ref, routed, sender)) return SendResult::sent;
+    return std::nullopt;
+  };
+}
+
+// An ask routed straight sends its owner's batch ahead of itself.
+auto batch_ahead(Region::Outbox& out) {
+  return [&out](Region& region, const Region::LocalSend& routed) -> std::optional<AskId> {
+    region.send_batch_ahead(out, *routed.to);
+    return std::nullopt;
+  };
 }
 
 }  // namespace
@@ -57,7 +105,9 @@ Entities::Entities(const NodeAddress& self, std::string_view kind) : region_(reg
 
 SendResult Entities::tell(Context& context, std::string_view key, std::uint32_t tag,
                           std::span<const std::uint8_t> body) const {
+  ContextOutbox out(context);
   return send_entity(context.local_behavior(region_.name), region_, context.members(), key, tag, body,
+                     batch_tell(out, region_, context.self().name),
                      [&](const ActorRef& to, std::span<const std::uint8_t> envelope, SendResult& result) {
                        return result = context.tell(to, kEntityTag, envelope);
                      });
@@ -65,7 +115,9 @@ SendResult Entities::tell(Context& context, std::string_view key, std::uint32_t 
 
 AskId Entities::ask(Context& context, std::string_view key, std::uint32_t tag, std::span<const std::uint8_t> body,
                     Duration timeout) const {
+  ContextOutbox out(context);
   return send_entity(context.local_behavior(region_.name), region_, context.members(), key, tag, body,
+                     batch_ahead(out),
                      [&](const ActorRef& to, std::span<const std::uint8_t> envelope, SendResult& result) {
                        return context.ask_reporting(to, kEntityTag, envelope, timeout, result);
                      });
@@ -73,7 +125,9 @@ AskId Entities::ask(Context& context, std::string_view key, std::uint32_t tag, s
 
 SendResult Entities::tell(Kernel& kernel, Instant now, std::string_view key, std::uint32_t tag,
                           std::span<const std::uint8_t> body) const {
+  KernelOutbox out(kernel, now);
   return send_entity(kernel.local_behavior(region_.name), region_, kernel.members().members(), key, tag, body,
+                     batch_tell(out, region_, {}),
                      [&](const ActorRef& to, std::span<const std::uint8_t> envelope, SendResult& result) {
                        return result = kernel.tell(now, to, kEntityTag, envelope);
                      });
@@ -81,7 +135,9 @@ SendResult Entities::tell(Kernel& kernel, Instant now, std::string_view key, std
 
 AskId Entities::ask(Kernel& kernel, Instant now, std::string_view key, std::uint32_t tag,
                     std::span<const std::uint8_t> body, Duration timeout) const {
+  KernelOutbox out(kernel, now);
   return send_entity(kernel.local_behavior(region_.name), region_, kernel.members().members(), key, tag, body,
+                     batch_ahead(out),
                      [&](const ActorRef& to, std::span<const std::uint8_t> envelope, SendResult& result) {
                        return kernel.ask(now, to, kEntityTag, envelope, timeout, &result);
                      });

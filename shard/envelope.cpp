@@ -43,12 +43,7 @@ namespace {
 // machine (every entity message is encoded once and decoded once or twice).
 template <class Int>
 std::uint8_t* store(std::uint8_t* at, Int value) {
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(at, &value, sizeof value);
-  } else {
-    for (std::size_t i = 0; i < sizeof value; ++i) at[i] = static_cast<std::uint8_t>(value >> (8 * i));
-  }
-  return at + sizeof value;
+  return store_le(at, value);
 }
 
 std::uint8_t* store(std::uint8_t* at, std::span<const std::uint8_t> bytes) {

@@ -1,4 +1,4 @@
-// Fixed-width integers read from bytes little-endian, whatever the machine:
+// Fixed-width integers read from (and written to) bytes little-endian, whatever the machine:
 // the sharding layer's envelope (shard/envelope.cpp) and its key hash
 // (shard/key_hash.hpp), whose values every node must read alike. One copy
 // on a little-endian machine.
@@ -30,6 +30,17 @@ Int load_le(const void* at) {
   } else {
     return load_le_bytewise<Int>(at);
   }
+}
+
+// The writing side: `value` at `at` little-endian; returns the byte after it.
+template <class Int>
+std::uint8_t* store_le(std::uint8_t* at, Int value) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(at, &value, sizeof value);
+  } else {
+    for (std::size_t i = 0; i < sizeof value; ++i) at[i] = static_cast<std::uint8_t>(value >> (8 * i));
+  }
+  return at + sizeof value;
 }
 
 }  // namespace weft::shard

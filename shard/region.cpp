@@ -192,6 +192,9 @@ void Region::receive(Context& context, const Delivery& message) {
   // one handed a message before that (a test calling receive() by hand)
   // reads it now.
   if (!read_a_view_ && message.kind != DeliveryKind::members_changed) read_view(context);
+  // The region runs: the tells batched since it last ran go first, ahead of
+  // anything this run sends (shard/entity_batch.hpp).
+  if (!open_batches_.empty()) send_batches(context);
   // A lease that ran out while nothing arrived (a pause) ends before
   // anything else is handled, a vote that would renew it included: the
   // entities that served under it may have been hosted elsewhere since.
@@ -211,6 +214,10 @@ void Region::receive(Context& context, const Delivery& message) {
         on_vote(context, message);
       } else if (message.type_tag == kReleaseTag) {
         on_release(context, message);
+      } else if (message.type_tag == kEntityBatchTag) {
+        on_entity_batch(context, message);
+      } else if (message.type_tag == kFlushTag) {
+        flush_queued_ = false;  // the batches went above
       } else {
         on_entity_message(context, message, true);
       }
@@ -237,7 +244,9 @@ void Region::receive(Context& context, const Delivery& message) {
   // Summing the inboxes on every message would put a loop on the hot path:
   // the gauge is read again only after something that may change it.
   const bool plain = (message.kind == DeliveryKind::tell || message.kind == DeliveryKind::ask) &&
-                     message.type_tag == kEntityTag && !kept_changed_;
+                     (message.type_tag == kEntityTag || message.type_tag == kEntityBatchTag ||
+                      message.type_tag == kFlushTag) &&
+                     !kept_changed_;
   if (exported_.kept != nullptr && !plain) exported_.kept->set(static_cast<double>(kept()));
   kept_changed_ = false;
 }
@@ -246,7 +255,31 @@ void Region::on_entity_message(Context& context, const Delivery& message, bool f
   if (message.type_tag != kEntityTag) return refuse(context, message, Refusal::malformed);
   const Decoded decoded = decode(message.body);
   if (!decoded.message) return refuse(context, message, Refusal::malformed);
-  EntityMessage inner = *decoded.message;
+  route(context, message, *decoded.message, from_mailbox);
+}
+
+// Each entry as the stamped envelope it stands for (hops 1, its sender
+// kept); a batch that does not decode is refused whole, one count.
+void Region::on_entity_batch(Context& context, const Delivery& message) {
+  if (message.kind != DeliveryKind::tell || !decode_batch(message.body, incoming_)) {
+    return refuse(context, message, Refusal::malformed);
+  }
+  // Taken out while its entries are handled: an entity they reach may not
+  // re-enter this region's receive, but nothing here relies on that.
+  DecodedBatch batch = std::move(incoming_);
+  for (const BatchEntry& entry : batch.entries) {
+    const Delivery one{DeliveryKind::tell, ActorRefView{batch.host, batch.port, entry.sender}, 0, kEntityTag, {}};
+    EntityMessage inner{1, entry.tag, entry.key, entry.body, Stamp{batch.host, batch.port, batch.life, entry.number}};
+    if (kind_.mutations.batch_skips_inbox && owners_[shard_of_key(inner.key)] == self_) {
+      deliver(context, one, inner, shard_map_.hash(inner.key));
+      continue;
+    }
+    route(context, one, inner, false);
+  }
+  incoming_ = std::move(batch);
+}
+
+void Region::route(Context& context, const Delivery& message, EntityMessage inner, bool from_mailbox) {
   const std::uint64_t hash = shard_map_.hash(inner.key);
   const ShardId shard = shard_map_.shard_of_hash(hash);
   // One of this node's, numbered as it was sent (route_here): once the

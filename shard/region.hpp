@@ -83,6 +83,7 @@
 #include "kernel/actors/behavior.hpp"
 #include "kernel/actors/mailbox.hpp"
 #include "shard/entity.hpp"
+#include "shard/entity_batch.hpp"
 #include "shard/entity_table.hpp"
 #include "shard/envelope.hpp"
 #include "shard/handoff_wire.hpp"
@@ -216,6 +217,30 @@ class Region final : public Behavior, public ExportsMetrics {
   LocalSend route_here(const ActorRef& self_region, std::span<const Member> members, std::string_view key,
                        std::uint32_t tag, std::span<const std::uint8_t> body);
   void sent_here(const LocalSend& send, SendResult result);
+  // How a sender on this node sends what the region sends on its behalf
+  // (a batch that filled, or one sent ahead of the sender's own message):
+  // through the sender's context, or the kernel for a driver.
+  class Outbox {
+   public:
+    virtual SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) = 0;
+
+   protected:
+    ~Outbox() = default;
+  };
+  // A tell route_here sends straight (hops 1), from the actor named
+  // `sender` (empty: none): appended to the batch for its owner
+  // (shard/entity_batch.hpp) unless the kind batches no tells or the
+  // message is too large for one; then false, with that owner's batch sent
+  // ahead, and the caller sends the message itself (and calls sent_here).
+  // The first tell batched since the region last ran tells the region (at
+  // `self_region`) to run; a batch that fills is sent at once.
+  bool batch(Outbox& out, const ActorRef& self_region, const LocalSend& send, std::string_view sender);
+  // Sends ahead the batch for the owner `to` (one of route_here's) before a
+  // message of this node's that goes there straight, which must not
+  // overtake it.
+  void send_batch_ahead(Outbox& out, const ActorRef& to);
+  // Tells batched and not sent yet: for tests.
+  std::size_t batched() const;
 
  private:
   class EntityContext;
@@ -231,6 +256,10 @@ class Region final : public Behavior, public ExportsMetrics {
   // `from_mailbox`: the kernel delivered it (not a kept message offered
   // again), so it may be one route_here queued (last_queued_).
   void on_entity_message(Context& context, const Delivery& message, bool from_mailbox = false);
+  // A decoded entity message (`message`'s body need not be its envelope):
+  // stamped as it enters, then hosted, forwarded or refused.
+  void route(Context& context, const Delivery& message, EntityMessage inner, bool from_mailbox);
+  void on_entity_batch(Context& context, const Delivery& message);
   // `hash`: shard_map_'s hash of inner.key, which is also entities_'.
   void host(Context& context, const Delivery& message, const EntityMessage& inner, ShardId shard,
             std::uint64_t hash);
@@ -402,6 +431,15 @@ class Region final : public Behavior, public ExportsMetrics {
   std::vector<std::uint64_t> missed_;  // per shard: handoffs_missed()
   void note_missed(ShardId shard);
   std::vector<std::uint8_t> scratch_;  // an envelope re-encoded
+  // Tells batched for other nodes' regions (entity_batch.hpp): per host in
+  // hosts_ (as host_regions_), sent when the region next runs, or sooner;
+  // all are sent before the view that addressed them is replaced.
+  std::vector<BatchWriter> batches_;
+  std::vector<std::size_t> open_batches_;  // hosts whose batch holds tells, in the order they began
+  bool flush_queued_ = false;              // a kFlushTag tell to itself is in the mailbox
+  DecodedBatch incoming_;                  // a batch received, decoded (its entries reused)
+  void send_batch(Outbox& out, std::size_t host);
+  void send_batches(Context& context);
   // Exported counters (export_metrics), nullptr when no host gave a registry.
   struct Exported {
     Counter* delivered = nullptr;

@@ -32,6 +32,9 @@ ActorKind region_actor(EntityKind kind) {
                      m.done_for_any_life = m.done_for_any_life || start.planted_defect("shard_done_for_any_life");
                      m.keep_stale = m.keep_stale || start.planted_defect("shard_keep_stale");
                      m.votes_behind_user = m.votes_behind_user || start.planted_defect("shard_votes_behind_user");
+                     m.batch_skips_inbox = m.batch_skips_inbox || start.planted_defect("shard_batch_skips_inbox");
+                     m.ask_overtakes_batch =
+                         m.ask_overtakes_batch || start.planted_defect("shard_ask_overtakes_batch");
                      MajorityOptions& majority = planted.majority;
                      if (planted.consistency == Consistency::majority && majority.voters.empty()) {
                        majority.voters.assign(start.seeds.begin(), start.seeds.end());
@@ -80,6 +83,11 @@ std::vector<PlantedDefect> region_defects() {
        .property = "COUNTER",
        .branch = "no Add was acknowledged",
        .scenario_only = "entities_flooded_votes.scenario"},
+      {.name = "shard_batch_skips_inbox", .property = "ORDER", .branch = "after"},
+      {.name = "shard_ask_overtakes_batch",
+       .property = "ORDER",
+       .branch = "after",
+       .unit_test_only = "tests/region_batch_test.cpp (RegionBatch)"},
       {.name = "shard_endless_wait",
        .property = "REBALANCE",
        .branch = "after the last fault",

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "kernel/assert.hpp"
+
 namespace weft::shard {
 
 Region::LocalSend Region::route_here(const ActorRef& self_region, std::span<const Member> members, std::string_view key,
@@ -49,6 +51,89 @@ void Region::sent_here(const LocalSend& send, SendResult result) {
     ++counters_.refused[i];
     if (exported_.refused[i] != nullptr) exported_.refused[i]->add();
   }
+}
+
+namespace {
+
+// A batch holds entries up to this size; a larger tell goes alone (and a
+// batch never outgrows the smallest frame a kernel may be set to).
+constexpr std::size_t kMaxBatchedBytes = 1024;
+
+// The region's own context as an outbox: batches sent as it runs.
+class ContextOutbox final : public Region::Outbox {
+ public:
+  explicit ContextOutbox(Context& context) : context_(context) {}
+  SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) override {
+    return context_.tell(to, tag, body);
+  }
+
+ private:
+  Context& context_;
+};
+
+}  // namespace
+
+bool Region::batch(Outbox& out, const ActorRef& self_region, const LocalSend& send, std::string_view sender) {
+  WEFT_ASSERT(send.message.hops == 1 && send.message.stamp && send.to != nullptr);
+  const auto host = static_cast<std::size_t>(send.to - host_regions_.data());
+  WEFT_ASSERT(host < host_regions_.size());
+  const BatchEntry entry{send.message.tag, send.message.stamp->number, sender, send.message.key, send.message.body};
+  const bool fits = BatchWriter::fits(entry) && entry.key.size() + entry.body.size() + sender.size() <= kMaxBatchedBytes;
+  if (!kind_.batch_tells || !fits) {
+    send_batch(out, host);
+    return false;
+  }
+  if (batches_.size() != host_regions_.size()) batches_.resize(host_regions_.size());
+  BatchWriter& writer = batches_[host];
+  if (writer.empty()) {
+    writer.start(send.message.stamp->life, self_.host, self_.port);
+    open_batches_.push_back(host);
+  }
+  WEFT_ASSERT(writer.life() == send.message.stamp->life);  // one life per view read, and views send first
+  writer.append(entry);
+  if (writer.bytes() + kMaxBatchedBytes + 64 > kBatchBytes || writer.full()) {
+    send_batch(out, host);
+  } else if (!flush_queued_) {
+    flush_queued_ = out.tell(self_region, kFlushTag, {}) == SendResult::sent;
+    if (!flush_queued_) send_batch(out, host);  // the mailbox is full: no later run to wait for
+  }
+  return true;
+}
+
+void Region::send_batch_ahead(Outbox& out, const ActorRef& to) {
+  if (kind_.mutations.ask_overtakes_batch) return;
+  const auto host = static_cast<std::size_t>(&to - host_regions_.data());
+  if (host < batches_.size()) send_batch(out, host);
+}
+
+std::size_t Region::batched() const {
+  std::size_t n = 0;
+  for (const BatchWriter& writer : batches_) n += writer.entries();
+  return n;
+}
+
+void Region::send_batch(Outbox& out, std::size_t host) {
+  if (host >= batches_.size() || batches_[host].empty()) return;
+  BatchWriter& writer = batches_[host];
+  const std::uint64_t entries = writer.entries();
+  const SendResult result = out.tell(host_regions_[host], kEntityBatchTag, writer.view());
+  writer.clear();
+  std::erase(open_batches_, host);
+  // As single tells count: forwarded once sent, refused (forward_failed)
+  // if the kernel took none of it; the kernel has a dead letter.
+  if (result == SendResult::sent) {
+    counters_.forwarded += entries;
+    if (exported_.forwarded != nullptr) exported_.forwarded->add(entries);
+  } else {
+    const auto i = static_cast<std::size_t>(Refusal::forward_failed);
+    counters_.refused[i] += entries;
+    if (exported_.refused[i] != nullptr) exported_.refused[i]->add(entries);
+  }
+}
+
+void Region::send_batches(Context& context) {
+  ContextOutbox out(context);
+  while (!open_batches_.empty()) send_batch(out, open_batches_.front());
 }
 
 }  // namespace weft::shard

@@ -53,6 +53,9 @@ void Region::note_leavers(Context& context) {
 }
 
 void Region::read_view(Context& context) {
+  // The batches went by the owners of the view being replaced: sent now,
+  // as if each tell had gone alone, before any owner changes.
+  send_batches(context);
   read_a_view_ = true;
   ++views_read_;
   self_ = context.self().node;
@@ -61,6 +64,7 @@ void Region::read_view(Context& context) {
   hosts_.assign(placement.hosts().begin(), placement.hosts().end());
   host_regions_.clear();
   for (const NodeAddress& host : hosts_) host_regions_.push_back(region_of(host, kind_.name));
+  batches_.resize(host_regions_.size());
   owners_.assign(kind_.shards, std::nullopt);
   for (ShardId shard = 0; shard < kind_.shards; ++shard) owners_[shard] = placement.owner(kind_.name, shard);
   straight_.assign(kind_.shards, nullptr);

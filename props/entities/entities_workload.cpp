@@ -104,8 +104,19 @@ void EntitiesWorkload::schedule_next() {
 
 void EntitiesWorkload::client_step() {
   const std::size_t from = static_cast<std::size_t>(prng_.below(nodes_.size())) + 1;
-  const std::uint64_t key = prng_.below(options_.keys);
-  const bool add = prng_.below(100) >= options_.read_percent;
+  // Most steps send one operation; a quarter send a burst of 2 to 4 from
+  // one node in one dispatch step, half of them to the key before: tells
+  // to one owner then share a batch, and an ask follows tells it must not
+  // overtake (shard/entity_batch.hpp).
+  const std::uint64_t burst = prng_.below(4) == 0 ? 2 + prng_.below(3) : 1;
+  std::uint64_t next_key = prng_.below(options_.keys);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> operations;  // (key, kind: 0 read, 1 ask Add, 2 tell Add)
+  for (std::uint64_t i = 0; i < burst; ++i) {
+    if (i > 0 && prng_.below(2) == 0) next_key = prng_.below(options_.keys);
+    const bool add = prng_.below(100) >= options_.read_percent;
+    const bool told = add && prng_.below(100) < options_.tell_percent;
+    operations.emplace_back(next_key, add ? (told ? 2 : 1) : 0);
+  }
   const bool ran = sim_->command(from, [&](Kernel& kernel, Instant now) {
     // A client is one life of the node's kernel: a node downed and
     // rejoined takes a new incarnation without restarting, and its region
@@ -116,21 +127,31 @@ void EntitiesWorkload::client_step() {
       ++sender.sender_lives;
     }
     const auto client = static_cast<std::uint32_t>((from << 16) | (sender.sender_lives & 0xffff));
-    const shard::EntityRef ref{kind_, std::to_string(key)};
-    Key& k = keys_[key];
-    AskId id = 0;
-    if (add) {
+    for (const auto& [key, kind] : operations) {
+      const shard::EntityRef ref{kind_, std::to_string(key)};
+      Key& k = keys_[key];
+      if (kind == 0) {
+        const AskId id =
+            shard::ask(kernel, now, ref, Protocol::tag<Get>, Protocol::encode(Get{key}), options_.ask_timeout);
+        ++gets_;
+        pending_[{from, id}] = Pending{false, key, k.epoch, k.acked};
+        continue;
+      }
       const std::uint64_t seq = ++next_seq_[{client, key}];
       sent_epoch_[{client, key, seq}] = k.epoch;
-      id = shard::ask(kernel, now, ref, Protocol::tag<Add>, Protocol::encode(Add{key, client, seq}),
-                      options_.ask_timeout);
       ++k.attempted;
+      if (kind == 2) {
+        // Acknowledged by no one: counted among the Adds asked for (no count
+        // may pass them), ordered with the client's others (ORDER).
+        (void)shard::tell(kernel, now, ref, Protocol::tag<Add>, Protocol::encode(Add{key, client, seq}));
+        ++told_;
+        continue;
+      }
+      const AskId id = shard::ask(kernel, now, ref, Protocol::tag<Add>, Protocol::encode(Add{key, client, seq}),
+                                  options_.ask_timeout);
       ++adds_;
-    } else {
-      id = shard::ask(kernel, now, ref, Protocol::tag<Get>, Protocol::encode(Get{key}), options_.ask_timeout);
-      ++gets_;
+      pending_[{from, id}] = Pending{true, key, k.epoch, k.acked};
     }
-    pending_[{from, id}] = Pending{add, key, k.epoch, k.acked};
   });
   if (!ran) ++not_run_;
   schedule_next();
@@ -599,7 +620,7 @@ std::string EntitiesWorkload::summary() const {
   std::uint64_t epochs = 0;
   for (const Key& k : keys_) epochs += k.epochs_ended;
   std::string line = std::string(majority() ? "entities_majority: " : "entities: ") + std::to_string(adds_) + " Adds asked, " + std::to_string(acked_total_) +
-                     " acknowledged; " + std::to_string(gets_) + " Gets, " + std::to_string(gets_answered_) +
+                     " acknowledged, " + std::to_string(told_) + " told; " + std::to_string(gets_) + " Gets, " + std::to_string(gets_answered_) +
                      " answered; " + std::to_string(not_run_) + " not run; epochs ended " + std::to_string(epochs) +
                      " (" + std::to_string(crash_epochs_) + " by crashes, " + std::to_string(split_epochs_) +
                      " by two hosts, " + std::to_string(phantom_epochs_) + " by invented owners, " +

@@ -61,8 +61,11 @@
 //           generated runs seldom stay quiet that long, so the first half
 //           is the one most runs judge (shard_ignore_joins: a region that
 //           reads no view that only adds members).
-// Traffic: Adds and Gets at `operations_per_second` from random nodes,
-// through each node's own region (shard::ask), with a timeout.
+// Traffic: Adds and Gets at `operations_per_second` client steps from
+// random nodes, through each node's own region: Gets and most Adds by
+// shard::ask, with a timeout, tell_percent of the Adds by shard::tell; a
+// quarter of the steps send a burst of 2 to 4 operations at once (tells to
+// one owner then share a batch, and asks follow tells of the same client).
 //
 // Measured (the summary line; tools/measure_entities.py runs it over seeds):
 //   two hosts   each interval a key was hosted on two live nodes at once
@@ -94,6 +97,7 @@ struct EntitiesWorkloadOptions {
   std::uint64_t keys = 24;
   std::uint32_t operations_per_second = 60;
   std::uint32_t read_percent = 10;
+  std::uint32_t tell_percent = 30;  // of the Adds, sent as tells (no answer)
   Duration ask_timeout = Duration::seconds(3);
   // Which counter kind it drives: kKind, or kMajorityKind with SHARD2.
   shard::Consistency consistency = shard::Consistency::available;
@@ -180,7 +184,7 @@ class EntitiesWorkload final : public sim::Workload {
   std::map<std::pair<std::size_t, AskId>, Pending> pending_;
   std::vector<std::string> reported_;
   std::set<std::string> reported_once_;  // every line fail() has reported
-  std::uint64_t adds_ = 0, acked_total_ = 0, gets_ = 0, gets_answered_ = 0, not_run_ = 0;
+  std::uint64_t adds_ = 0, told_ = 0, acked_total_ = 0, gets_ = 0, gets_answered_ = 0, not_run_ = 0;
   std::uint64_t split_epochs_ = 0, crash_epochs_ = 0, phantom_epochs_ = 0;
   std::vector<std::string> key_names_;  // the keys as entity keys
   std::vector<shard::ShardId> key_shards_;  // their shards, computed once (a hash per key per input was most of a run)

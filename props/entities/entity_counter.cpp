@@ -6,7 +6,7 @@
 namespace weft::entities {
 
 void CounterEntity::receive(Context& context, const Delivery& message) {
-  if (message.kind != DeliveryKind::ask) return;  // every operation needs an answer
+  if (message.kind != DeliveryKind::ask && message.kind != DeliveryKind::tell) return;
   if (const auto add = Protocol::decode<Add>(message.type_tag, message.body); add && add->key == key_) {
     std::uint64_t& last = state_.last_seq[add->client];
     if (add->seq <= last && state_.breaks.size() < kMaxBreaks) {
@@ -14,9 +14,12 @@ void CounterEntity::receive(Context& context, const Delivery& message) {
     }
     last = std::max(last, add->seq);
     ++state_.count;
-    (void)context.reply(Protocol::tag<Value>, Protocol::encode(Value{key_, state_.count}));
+    if (message.kind == DeliveryKind::ask) {
+      (void)context.reply(Protocol::tag<Value>, Protocol::encode(Value{key_, state_.count}));
+    }
     return;
   }
+  if (message.kind != DeliveryKind::ask) return;  // a told Get or a bad tell: no one to answer
   if (const auto get = Protocol::decode<Get>(message.type_tag, message.body); get && get->key == key_) {
     (void)context.reply(Protocol::tag<Value>, Protocol::encode(Value{key_, state_.count}));
     return;

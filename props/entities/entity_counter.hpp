@@ -7,8 +7,10 @@
 // Protocol (typed, MessagePack bodies), by shard::ask to EntityRef{"counter",
 // the key in decimal}:
 //   ask Add{key, client, seq}  -> adds 1, replies Value{key, new count}
+//   tell Add{key, client, seq} -> adds 1
 //   ask Get{key}               -> replies Value{key, count}
-//   anything else, or a body that does not decode, is answered BadRequest.
+//   any other ask, or one whose body does not decode, is answered BadRequest;
+//   any other tell is dropped.
 // `client` names the asking process (its node and life) and `seq` counts
 // that client's Adds to the key: the entity remembers the highest seq per
 // client and notes any Add that arrives after a higher one (breaks()),
