@@ -37,11 +37,12 @@ namespace weft::shard {
 inline constexpr std::uint32_t kEntityBatchTag = 0xFFFF0009;  // a batch of entity tells
 inline constexpr std::uint32_t kFlushTag = 0xFFFF000A;        // a region to itself: send the batches now
 inline constexpr std::size_t kMaxBatchEntries = 0xFFFF;
-// A batch is sent once it holds this many bytes: by then the kernel's cost
-// per envelope is shared among a hundred entries or more. A kernel whose
-// max_frame_bytes is smaller (it may be as low as 4 KiB) refuses the batch
-// too_large, and the region sends its entries again, one envelope each.
-inline constexpr std::size_t kBatchBytes = 16 * 1024;
+// A batch is sent before it would outgrow this many bytes (an entry is at
+// most 1 KiB of key, sender and body, or it goes alone), so a batch always
+// fits the smallest frame a kernel may be set to (max_frame_bytes 4 KiB,
+// envelope included). By then the kernel's cost per envelope is shared
+// among a few dozen 64-byte tells.
+inline constexpr std::size_t kBatchBytes = 3 * 1024;
 
 struct BatchEntry {
   std::uint32_t tag = 0;

@@ -91,7 +91,9 @@ bool Region::batch(Outbox& out, const ActorRef& self_region, const LocalSend& se
   }
   WEFT_ASSERT(writer.life() == send.message.stamp->life);  // one life per view read, and views send first
   writer.append(entry);
-  if (writer.bytes() + kMaxBatchedBytes + 64 > kBatchBytes || writer.full()) {
+  // Full when the largest entry might not fit after this one (its fixed
+  // fields are under 32 bytes).
+  if (writer.bytes() + kMaxBatchedBytes + 32 > kBatchBytes || writer.full()) {
     send_batch(out, host);
   } else if (!flush_queued_) {
     flush_queued_ = out.tell(self_region, kFlushTag, {}) == SendResult::sent;
