@@ -1,6 +1,7 @@
 // Entity batches; the layout is in entity_batch.hpp.
 #include "shard/entity_batch.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernel/assert.hpp"
@@ -12,7 +13,7 @@ namespace weft::shard {
 namespace {
 
 constexpr std::uint8_t kVersion = 1;
-constexpr std::size_t kEntryHeader = 4 + 8 + 1 + 2 + 4;  // tag, number, sender, key and body lengths
+constexpr std::size_t kEntryHeader = kBatchEntryHeaderBytes;
 
 std::uint8_t* put_bytes(std::uint8_t* at, const void* bytes, std::size_t n) {
   if (n != 0) std::memcpy(at, bytes, n);
@@ -22,7 +23,7 @@ std::uint8_t* put_bytes(std::uint8_t* at, const void* bytes, std::size_t n) {
 }  // namespace
 
 void BatchWriter::start(std::uint64_t life, std::string_view host, std::uint16_t port) {
-  WEFT_ASSERT(!host.empty() && host.size() <= 255 && port != 0);
+  WEFT_ASSERT(!host.empty() && host.size() <= kMaxBatchHostBytes && port != 0);
   life_ = life;
   count_ = 0;
   count_at_ = 1 + 1 + host.size() + 2 + 8;
@@ -37,7 +38,8 @@ void BatchWriter::start(std::uint64_t life, std::string_view host, std::uint16_t
 }
 
 bool BatchWriter::fits(const BatchEntry& entry) {
-  return valid_key(entry.key) && entry.sender.size() <= 255 && entry.body.size() <= 0xFFFFFFFFU;
+  return valid_key(entry.key) && entry.sender.size() <= 255 &&
+         entry.key.size() + entry.sender.size() + entry.body.size() <= kMaxBatchedBytes;
 }
 
 void BatchWriter::append(const BatchEntry& entry) {
@@ -64,7 +66,7 @@ bool decode_batch(std::span<const std::uint8_t> bytes, DecodedBatch& out) {
   if (size < 2 || p[0] != kVersion) return false;
   const std::size_t host = p[1];
   std::size_t at = 2;
-  if (host == 0 || size - at < host + 2 + 8 + 2) return false;
+  if (host == 0 || host > kMaxBatchHostBytes || size - at < host + 2 + 8 + 2) return false;
   out.host = std::string_view(reinterpret_cast<const char*>(p + at), host);
   at += host;
   out.port = load_le<std::uint16_t>(p + at);
@@ -73,7 +75,9 @@ bool decode_batch(std::span<const std::uint8_t> bytes, DecodedBatch& out) {
   at += 12;
   if (out.port == 0 || count == 0) return false;
   out.entries.clear();
-  out.entries.reserve(count);
+  // No more room than the bytes could hold: a short batch claiming 65,535
+  // entries reserves a few, not 65,535.
+  out.entries.reserve(std::min(count, (size - at) / kEntryHeader));
   for (std::size_t i = 0; i < count; ++i) {
     if (size - at < kEntryHeader) return false;
     BatchEntry entry;

@@ -21,7 +21,7 @@
 // u64 life (the source), u16 the number of entries; then each entry: u32 user tag, u64 number, u8 sender
 // name length, u16 key length, u32 body length, the sender's actor name
 // (empty: a driver's tell, no sender), the key, the body. Keys are
-// 1..kMaxKeyBytes bytes, hosts 1..255, ports not 0; a batch holds 1..kMaxBatchEntries entries and
+// 1..kMaxKeyBytes bytes, hosts 1..kMaxBatchHostBytes, ports not 0; a batch holds 1..kMaxBatchEntries entries and
 // nothing after the last; anything else does not decode, and the region
 // refuses the whole batch (malformed), one count.
 #pragma once
@@ -37,12 +37,21 @@ namespace weft::shard {
 inline constexpr std::uint32_t kEntityBatchTag = 0xFFFF0009;  // a batch of entity tells
 inline constexpr std::uint32_t kFlushTag = 0xFFFF000A;        // a region to itself: send the batches now
 inline constexpr std::size_t kMaxBatchEntries = 0xFFFF;
-// A batch is sent before it would outgrow this many bytes (an entry is at
-// most 1 KiB of key, sender and body, or it goes alone), so a batch always
-// fits the smallest frame a kernel may be set to (max_frame_bytes 4 KiB,
-// envelope included). By then the kernel's cost per envelope is shared
-// among a few dozen 64-byte tells.
-inline constexpr std::size_t kBatchBytes = 3 * 1024;
+// The longest host a batch names: the kernel's (kernel/wire/refs.hpp, the
+// longest DNS name), since an entry's sender is made of it and the region
+// may forward the entry as an envelope of the kernel's.
+inline constexpr std::size_t kMaxBatchHostBytes = 253;
+// The most bytes a batch may hold: with the kernel's envelope around it
+// (two refs of 253-byte hosts and 255-byte names, its tags and lengths:
+// just over 1 KiB; tests/region_batch_test.cpp encodes the largest) it
+// fits the smallest frame a kernel may be set to, max_frame_bytes 4 KiB.
+// An entry holds at most kMaxBatchedBytes of key, sender and body (a
+// larger tell goes alone), and a batch is sent once one more entry might
+// not fit. By then the kernel's cost per envelope is shared among a couple
+// of dozen 64-byte tells.
+inline constexpr std::size_t kBatchBytes = 2560;
+inline constexpr std::size_t kMaxBatchedBytes = 1024;
+inline constexpr std::size_t kBatchEntryHeaderBytes = 4 + 8 + 1 + 2 + 4;  // tag, number, three lengths
 
 struct BatchEntry {
   std::uint32_t tag = 0;
@@ -58,16 +67,20 @@ class BatchWriter {
   bool empty() const { return count_ == 0; }
   std::size_t entries() const { return count_; }
   std::size_t bytes() const { return bytes_.size(); }
-  // Starts a batch from the source (its node and life); the current one is
-  // dropped.
+  // Starts a batch from the source (its node, host 1..kMaxBatchHostBytes
+  // bytes, and life); the current one is dropped.
   void start(std::uint64_t life, std::string_view host, std::uint16_t port);
-  // Whether `entry` can be appended (its key and sender fit the layout,
-  // the batch has room for one more entry).
+  // Whether `entry` may go in a batch: its key and sender fit the layout,
+  // and key, sender and body are at most kMaxBatchedBytes.
   static bool fits(const BatchEntry& entry);
-  bool full() const { return count_ == kMaxBatchEntries || bytes_.size() >= kBatchBytes; }
+  // Whether the next entry might not fit within kBatchBytes (or the count).
+  bool full() const {
+    return count_ == kMaxBatchEntries || bytes_.size() + kBatchEntryHeaderBytes + kMaxBatchedBytes > kBatchBytes;
+  }
   // Appends `entry` (fits() must hold, and start() have been called).
   void append(const BatchEntry& entry);
-  // The batch's bytes, valid until the next start().
+  // The batch's bytes, valid until the next start() or append(); after
+  // clear() they are the last batch's, until the next start().
   std::span<const std::uint8_t> view() const { return bytes_; }
   std::uint64_t life() const { return life_; }
   void clear() { count_ = 0; }

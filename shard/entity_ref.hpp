@@ -7,6 +7,12 @@
 // a sender of many messages builds the region's ref once, not per message
 // (weft_bench_shard's entity tells go through one).
 //
+// A tell to an entity on another node joins that node's batch
+// (shard/entity_batch.hpp) and returns `sent` at once: a batch the kernel
+// then refuses (the owner down, its link's queue full) is counted by the
+// region, one forward_failed per tell, and not reported to the sender, as a
+// tell lost on its way would not be.
+//
 // A key that is empty or longer than kMaxKeyBytes is not sent on as one: the
 // region refuses the message (malformed), so an ask still completes once,
 // answered with kRefusedTag.

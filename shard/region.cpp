@@ -305,6 +305,10 @@ void Region::route(Context& context, const Delivery& message, EntityMessage inne
     return refuse(context, message, Refusal::hop_limit);
   }
   ++inner.hops;
+  // Numbered just now, after anything this run batched for the owner (an
+  // entity stopped by a lapsed lease may have told the shard): the batch
+  // goes first.
+  if (entering) send_batch_before(context, shard);
   encode(inner, scratch_);
   if (context.forward(*straight_[shard], message, kEntityTag, scratch_) != SendResult::sent) {
     give_back();

@@ -232,8 +232,11 @@ class Region final : public Behavior, public ExportsMetrics {
   // (shard/entity_batch.hpp) unless the kind batches no tells or the
   // message is too large for one; then false, with that owner's batch sent
   // ahead, and the caller sends the message itself (and calls sent_here).
-  // The first tell batched since the region last ran tells the region (at
-  // `self_region`) to run; a batch that fills is sent at once.
+  // The first tell batched since the region last sent its batches tells
+  // the region (at `self_region`) to run; a batch that fills is sent at
+  // once. The tell is `sent` once batched: a batch the kernel then will not
+  // take counts each of its tells refused (forward_failed), and the kernel
+  // a dead letter, but its senders are not told.
   bool batch(Outbox& out, const ActorRef& self_region, const LocalSend& send, std::string_view sender);
   // Sends ahead the batch for the owner `to` (one of route_here's) before a
   // message of this node's that goes there straight, which must not
@@ -440,6 +443,9 @@ class Region final : public Behavior, public ExportsMetrics {
   DecodedBatch incoming_;                  // a batch received, decoded (its entries reused)
   void send_batch(Outbox& out, std::size_t host);
   void send_batches(Context& context);
+  // Sends the batch for `shard`'s owner, ahead of a message of this node's
+  // numbered after what it holds (one the region numbers as it enters).
+  void send_batch_before(Context& context, ShardId shard);
   // Exported counters (export_metrics), nullptr when no host gave a registry.
   struct Exported {
     Counter* delivered = nullptr;

@@ -55,10 +55,6 @@ void Region::sent_here(const LocalSend& send, SendResult result) {
 
 namespace {
 
-// A batch holds entries up to this size; a larger tell goes alone (and a
-// batch never outgrows the smallest frame a kernel may be set to).
-constexpr std::size_t kMaxBatchedBytes = 1024;
-
 // The region's own context as an outbox: batches sent as it runs.
 class ContextOutbox final : public Region::Outbox {
  public:
@@ -78,8 +74,7 @@ bool Region::batch(Outbox& out, const ActorRef& self_region, const LocalSend& se
   const auto host = static_cast<std::size_t>(send.to - host_regions_.data());
   WEFT_ASSERT(host < host_regions_.size());
   const BatchEntry entry{send.message.tag, send.message.stamp->number, sender, send.message.key, send.message.body};
-  const bool fits = BatchWriter::fits(entry) && entry.key.size() + entry.body.size() + sender.size() <= kMaxBatchedBytes;
-  if (!kind_.batch_tells || !fits) {
+  if (!kind_.batch_tells || !BatchWriter::fits(entry)) {
     send_batch(out, host);
     return false;
   }
@@ -91,9 +86,7 @@ bool Region::batch(Outbox& out, const ActorRef& self_region, const LocalSend& se
   }
   WEFT_ASSERT(writer.life() == send.message.stamp->life);  // one life per view read, and views send first
   writer.append(entry);
-  // Full when the largest entry might not fit after this one (its fixed
-  // fields are under 32 bytes).
-  if (writer.bytes() + kMaxBatchedBytes + 32 > kBatchBytes || writer.full()) {
+  if (writer.full()) {
     send_batch(out, host);
   } else if (!flush_queued_) {
     flush_queued_ = out.tell(self_region, kFlushTag, {}) == SendResult::sent;
@@ -136,6 +129,17 @@ void Region::send_batch(Outbox& out, std::size_t host) {
 void Region::send_batches(Context& context) {
   ContextOutbox out(context);
   while (!open_batches_.empty()) send_batch(out, open_batches_.front());
+  // The region ran: a tell batched from now on asks for another run. The
+  // flush tell queued before may be in the mailbox still (one more run,
+  // for nothing) or gone (a drop_oldest mailbox dropped it: waiting on it
+  // would hold the batches until something else came).
+  flush_queued_ = false;
+}
+
+void Region::send_batch_before(Context& context, ShardId shard) {
+  if (straight_[shard] == nullptr) return;
+  ContextOutbox out(context);
+  send_batch(out, static_cast<std::size_t>(straight_[shard] - host_regions_.data()));
 }
 
 }  // namespace weft::shard

@@ -53,8 +53,9 @@ void Region::note_leavers(Context& context) {
 }
 
 void Region::read_view(Context& context) {
-  // The batches went by the owners of the view being replaced: sent now,
-  // as if each tell had gone alone, before any owner changes.
+  // The batches were addressed by the view being replaced: they go to the
+  // owners it named, before any owner changes (as tells sent alone would
+  // have gone, if a little later).
   send_batches(context);
   read_a_view_ = true;
   ++views_read_;

@@ -17,6 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/wire/envelope.hpp"
+#include "kernel/wire/frame.hpp"
+#include "kernel/wire/refs.hpp"
 #include "shard/entity_batch.hpp"
 #include "shard/entity_ref.hpp"
 #include "shard/envelope.hpp"
@@ -176,6 +179,38 @@ TEST(RegionBatch, TellsToAnotherNodeGoAsOneBatchWhenTheRegionRuns) {
   ASSERT_EQ(tallies.tell(one.context, keys[0], 200, kBody), SendResult::sent);
   ASSERT_EQ(one.context.sent.size(), 1u);
   EXPECT_EQ(one.context.sent[0].tag, kFlushTag);
+}
+
+TEST(RegionBatch, ARunThatSentTheBatchesLetsTheNextTellAskForAnother) {
+  // The flush tell may be dropped (a drop_oldest mailbox): the region's
+  // next run for anything else sends the batches, and the next tell asks
+  // for a run of its own again rather than waiting on the lost one.
+  Node one(1);
+  one.view({up(1), up(2)});
+  const std::vector<std::string> keys = keys_of(*one.region, 2, 1);
+  const Entities tallies(one.context.self().node, "tally");
+  one.context.sent.clear();
+  (void)tallies.tell(one.context, keys[0], 1, kBody);
+  one.region->receive(one.context, Delivery{DeliveryKind::timer, {}, 0, 99, {}});  // a run, not the flush
+  EXPECT_EQ(one.sent_with(kEntityBatchTag).size(), 1u);
+  (void)tallies.tell(one.context, keys[0], 2, kBody);
+  EXPECT_EQ(one.sent_with(kFlushTag).size(), 2u);
+  EXPECT_EQ(one.region->batched(), 1u);
+}
+
+TEST(RegionBatch, ATellBehindOneQueuedForItsShardQueuesToo) {
+  Node one(1);
+  const std::vector<std::string> keys = keys_of(*one.region, 2, 1);
+  one.view({up(1)});  // node 1 alone owns the key: the first tell queues at its region
+  const Entities tallies(one.context.self().node, "tally");
+  (void)tallies.tell(one.context, keys[0], 1, kBody);
+  one.view({up(1), up(2)});  // node 2 owns it now; the first still waits in the mailbox
+  one.context.sent.clear();
+  (void)tallies.tell(one.context, keys[0], 2, kBody);
+  ASSERT_EQ(one.context.sent.size(), 1u);
+  EXPECT_EQ(one.context.sent[0].tag, kEntityTag);  // to the region's mailbox, behind the first
+  EXPECT_EQ(one.context.sent[0].to, one.context.self());
+  EXPECT_EQ(one.region->batched(), 0u);
 }
 
 TEST(RegionBatch, AnAskSendsItsOwnersBatchAheadOfItself) {
@@ -457,6 +492,45 @@ TEST(EntityBatchWire, LayoutIsPinned) {
       1, 2, 0, 1, 0, 0, 0,                      // sender, key and body lengths
       's', 'a', 'b', 0xee};                     // sender, key, body
   EXPECT_EQ(std::vector<std::uint8_t>(writer.view().begin(), writer.view().end()), expected);
+}
+
+// The largest batch, in the kernel's envelope with the longest refs the
+// wire allows, fits the smallest frame a kernel may be set to.
+TEST(EntityBatchWire, TheLargestBatchFitsTheSmallestFrame) {
+  static_assert(kMaxBatchHostBytes == wire::kMaxHostBytes);
+  const std::string host(wire::kMaxHostBytes, 'h');
+  const std::string name(wire::kMaxActorNameBytes, 'n');
+  const std::vector<std::uint8_t> body(kBatchBytes, 0xff);
+  const wire::Envelope envelope{wire::MessageKind::tell, {{host, 65535}, name}, {{host, 65535}, name},
+                                0, kEntityBatchTag, body};  // a tell: no correlation id
+  std::vector<std::uint8_t> frame;
+  ASSERT_EQ(wire::append_frame(frame, envelope, 4096), wire::WireError::none);
+  EXPECT_LE(frame.size(), 4096u + wire::kFrameHeaderBytes);
+  // And a batch never holds more than that.
+  BatchWriter writer;
+  writer.start(~std::uint64_t{0}, host, 65535);
+  const std::string key(kMaxKeyBytes, 'k');
+  const std::string sender(255, 's');
+  const std::vector<std::uint8_t> entry_body(kMaxBatchedBytes - key.size() - sender.size(), 1);
+  ASSERT_TRUE(BatchWriter::fits({1, 1, sender, key, entry_body}));
+  EXPECT_FALSE(BatchWriter::fits({1, 1, sender, key, std::vector<std::uint8_t>(entry_body.size() + 1, 1)}));
+  while (!writer.full()) writer.append({1, 1, sender, key, entry_body});
+  EXPECT_LE(writer.bytes(), kBatchBytes);
+}
+
+TEST(EntityBatchWire, AHostLongerThanTheKernelsIsRefused) {
+  const std::vector<std::uint8_t> with_host = [] {
+    BatchWriter writer;
+    writer.start(1, std::string(kMaxBatchHostBytes, 'h'), 1);
+    writer.append({1, 1, "", "k", {}});
+    return std::vector<std::uint8_t>(writer.view().begin(), writer.view().end());
+  }();
+  DecodedBatch batch;
+  ASSERT_TRUE(decode_batch(with_host, batch));
+  std::vector<std::uint8_t> longer = with_host;
+  longer[1] = static_cast<std::uint8_t>(kMaxBatchHostBytes + 1);  // the host's length
+  longer.insert(longer.begin() + 2, 'h');
+  EXPECT_FALSE(decode_batch(longer, batch));
 }
 
 TEST(EntityBatchWire, AnEmptyBatchOrAnEmptyKeyFailsToDecode) {
