@@ -58,19 +58,8 @@ auto send_entity(Behavior* local, const ActorRef& region_ref, std::span<const Me
   return value;
 }
 
-// What the region sends on a sender's behalf goes as the sender's own
-// sends do.
-class ContextOutbox final : public Region::Outbox {
- public:
-  explicit ContextOutbox(Context& context) : context_(context) {}
-  SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) override {
-    return context_.tell(to, tag, body);
-  }
-
- private:
-  Context& context_;
-};
-
+// What the region sends on a driver's behalf goes as the driver's own
+// sends do (Region::ContextOutbox is an actor's).
 class KernelOutbox final : public Region::Outbox {
  public:
   KernelOutbox(Kernel& kernel, Instant now) : kernel_(kernel), now_(now) {}
@@ -105,7 +94,7 @@ Entities::Entities(const NodeAddress& self, std::string_view kind) : region_(reg
 
 SendResult Entities::tell(Context& context, std::string_view key, std::uint32_t tag,
                           std::span<const std::uint8_t> body) const {
-  ContextOutbox out(context);
+  Region::ContextOutbox out(context);
   return send_entity(context.local_behavior(region_.name), region_, context.members(), key, tag, body,
                      batch_tell(out, region_, context.self().name),
                      [&](const ActorRef& to, std::span<const std::uint8_t> envelope, SendResult& result) {
@@ -115,7 +104,7 @@ SendResult Entities::tell(Context& context, std::string_view key, std::uint32_t 
 
 AskId Entities::ask(Context& context, std::string_view key, std::uint32_t tag, std::span<const std::uint8_t> body,
                     Duration timeout) const {
-  ContextOutbox out(context);
+  Region::ContextOutbox out(context);
   return send_entity(context.local_behavior(region_.name), region_, context.members(), key, tag, body,
                      batch_ahead(out),
                      [&](const ActorRef& to, std::span<const std::uint8_t> envelope, SendResult& result) {

@@ -227,6 +227,17 @@ class Region final : public Behavior, public ExportsMetrics {
    protected:
     ~Outbox() = default;
   };
+  // An outbox that sends as `context` does (a sender's, or the region's own).
+  class ContextOutbox final : public Outbox {
+   public:
+    explicit ContextOutbox(Context& context) : context_(context) {}
+    SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) override {
+      return context_.tell(to, tag, body);
+    }
+
+   private:
+    Context& context_;
+  };
   // A tell route_here sends straight (hops 1), from the actor named
   // `sender` (empty: none): appended to the batch for its owner
   // (shard/entity_batch.hpp) unless the kind batches no tells or the

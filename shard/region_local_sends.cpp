@@ -53,22 +53,6 @@ void Region::sent_here(const LocalSend& send, SendResult result) {
   }
 }
 
-namespace {
-
-// The region's own context as an outbox: batches sent as it runs.
-class ContextOutbox final : public Region::Outbox {
- public:
-  explicit ContextOutbox(Context& context) : context_(context) {}
-  SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) override {
-    return context_.tell(to, tag, body);
-  }
-
- private:
-  Context& context_;
-};
-
-}  // namespace
-
 bool Region::batch(Outbox& out, const ActorRef& self_region, const LocalSend& send, std::string_view sender) {
   WEFT_ASSERT(send.message.hops == 1 && send.message.stamp && send.to != nullptr);
   const auto host = static_cast<std::size_t>(send.to - host_regions_.data());

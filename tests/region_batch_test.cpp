@@ -26,58 +26,14 @@
 #include "shard/handoff_wire.hpp"
 #include "shard/placement.hpp"
 #include "shard/region.hpp"
+#include "region_by_hand.hpp"
 #include "test_ids.hpp"
 
 namespace weft::shard {
 namespace {
 
-struct Sent {
-  ActorRef to;
-  std::uint32_t tag = 0;
-  std::vector<std::uint8_t> body;
-  DeliveryKind kind = DeliveryKind::tell;
-};
-
-class Recorder final : public Context {
- public:
-  explicit Recorder(const NodeAddress& self) : self_{self, region_name("tally")} {}
-
-  const ActorRef& self() const override { return self_; }
-  Instant now() const override { return Instant::from_ns(1'000'000'000); }
-  SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) override {
-    return record(to, tag, body);
-  }
-  AskId ask(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body, Duration) override {
-    (void)record(to, tag, body);
-    sent.back().kind = DeliveryKind::ask;
-    return ++asks_;
-  }
-  SendResult reply(std::uint32_t, std::span<const std::uint8_t>) override { return SendResult::sent; }
-  std::span<const Member> members() const override { return members_; }
-  SendResult forward(const ActorRef& to, const Delivery&, std::uint32_t tag,
-                     std::span<const std::uint8_t> body) override {
-    return record(to, tag, body);
-  }
-  SendResult reply_to(const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-    return SendResult::sent;
-  }
-  void start_timer(std::uint32_t, Duration) override {}
-  void cancel_timer(std::uint32_t) override {}
-  Behavior* local_behavior(std::string_view name) const override { return name == self_.name ? region : nullptr; }
-
-  std::vector<Member> members_;
-  std::vector<Sent> sent;
-  Region* region = nullptr;
-  SendResult result = SendResult::sent;
-
- private:
-  SendResult record(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) {
-    sent.push_back({to, tag, {body.begin(), body.end()}});
-    return result;
-  }
-  ActorRef self_;
-  AskId asks_ = 0;
-};
+using test_region::Recorder;
+using test_region::Sent;
 
 // Remembers what it was handed, in order.
 class Log final : public Entity {
@@ -91,7 +47,7 @@ class Log final : public Entity {
   std::vector<std::string>* seen_;
 };
 
-const Delivery members_changed{DeliveryKind::members_changed, {}, 0, 0, {}};
+using test_region::members_changed;
 const std::vector<std::uint8_t> kBody{1, 2, 3};
 
 struct Node {
@@ -108,13 +64,7 @@ struct Node {
     context.members_ = std::move(members);
     region->receive(context, members_changed);
   }
-  std::vector<Sent> sent_with(std::uint32_t tag) const {
-    std::vector<Sent> out;
-    for (const Sent& s : context.sent) {
-      if (s.tag == tag) out.push_back(s);
-    }
-    return out;
-  }
+  std::vector<Sent> sent_with(std::uint32_t tag) const { return context.with_tag(tag); }
 
   std::vector<std::string> seen;
   Recorder context;
@@ -137,13 +87,24 @@ std::vector<std::string> keys_of(const Region& region, int owner, std::size_t co
   return keys;
 }
 
+// Node 1, with nodes 1 and 2 up in its view, about to tell three keys node
+// 2 owns; nothing recorded yet.
+struct Sending {
+  explicit Sending(const RegionMutations& mutations = {})
+      : one(1, mutations), tallies(one.context.self().node, "tally") {
+    one.view({up(1), up(2)});
+    keys = keys_of(*one.region, 2, 3);
+    EXPECT_EQ(keys.size(), 3u);
+    one.context.sent.clear();
+  }
+  Node one;
+  std::vector<std::string> keys;
+  const Entities tallies;
+};
+
 TEST(RegionBatch, TellsToAnotherNodeGoAsOneBatchWhenTheRegionRuns) {
-  Node one(1);
-  one.view({up(1), up(2)});
-  const std::vector<std::string> keys = keys_of(*one.region, 2, 3);
-  ASSERT_EQ(keys.size(), 3u);
-  const Entities tallies(one.context.self().node, "tally");
-  one.context.sent.clear();
+  Sending s;
+  auto& [one, keys, tallies] = s;
   for (std::uint32_t i = 0; i < 5; ++i) {
     ASSERT_EQ(tallies.tell(one.context, keys[i % 3], 100 + i, kBody), SendResult::sent);
   }
@@ -185,11 +146,8 @@ TEST(RegionBatch, ARunThatSentTheBatchesLetsTheNextTellAskForAnother) {
   // The flush tell may be dropped (a drop_oldest mailbox): the region's
   // next run for anything else sends the batches, and the next tell asks
   // for a run of its own again rather than waiting on the lost one.
-  Node one(1);
-  one.view({up(1), up(2)});
-  const std::vector<std::string> keys = keys_of(*one.region, 2, 1);
-  const Entities tallies(one.context.self().node, "tally");
-  one.context.sent.clear();
+  Sending s;
+  auto& [one, keys, tallies] = s;
   (void)tallies.tell(one.context, keys[0], 1, kBody);
   one.region->receive(one.context, Delivery{DeliveryKind::timer, {}, 0, 99, {}});  // a run, not the flush
   EXPECT_EQ(one.sent_with(kEntityBatchTag).size(), 1u);
@@ -214,12 +172,8 @@ TEST(RegionBatch, ATellBehindOneQueuedForItsShardQueuesToo) {
 }
 
 TEST(RegionBatch, AnAskSendsItsOwnersBatchAheadOfItself) {
-  Node one(1);
-  one.view({up(1), up(2)});
-  const std::vector<std::string> keys = keys_of(*one.region, 2, 1);
-  ASSERT_EQ(keys.size(), 1u);
-  const Entities tallies(one.context.self().node, "tally");
-  one.context.sent.clear();
+  Sending s;
+  auto& [one, keys, tallies] = s;
   ASSERT_EQ(tallies.tell(one.context, keys[0], 1, kBody), SendResult::sent);
   (void)tallies.ask(one.context, keys[0], 2, kBody, Duration::seconds(1));
   ASSERT_EQ(one.context.sent.size(), 3u);
@@ -235,11 +189,8 @@ TEST(RegionBatch, AnAskSendsItsOwnersBatchAheadOfItself) {
 }
 
 TEST(RegionBatch, AViewChangeSendsTheBatchToTheOwnerThatViewNamed) {
-  Node one(1);
-  one.view({up(1), up(2)});
-  const std::vector<std::string> keys = keys_of(*one.region, 2, 1);
-  ASSERT_EQ(keys.size(), 1u);
-  const Entities tallies(one.context.self().node, "tally");
+  Sending s;
+  auto& [one, keys, tallies] = s;
   ASSERT_EQ(tallies.tell(one.context, keys[0], 1, kBody), SendResult::sent);
   one.context.sent.clear();
   // Node 2 goes down: node 1 owns the key now, but the tell was node 2's.
@@ -251,10 +202,8 @@ TEST(RegionBatch, AViewChangeSendsTheBatchToTheOwnerThatViewNamed) {
 }
 
 TEST(RegionBatch, ABatchThatCannotBeSentCountsEachTellRefused) {
-  Node one(1);
-  one.view({up(1), up(2)});
-  const std::vector<std::string> keys = keys_of(*one.region, 2, 2);
-  const Entities tallies(one.context.self().node, "tally");
+  Sending s;
+  auto& [one, keys, tallies] = s;
   ASSERT_EQ(tallies.tell(one.context, keys[0], 1, kBody), SendResult::sent);
   ASSERT_EQ(tallies.tell(one.context, keys[1], 2, kBody), SendResult::sent);
   one.context.result = SendResult::outbound_full;
@@ -265,11 +214,8 @@ TEST(RegionBatch, ABatchThatCannotBeSentCountsEachTellRefused) {
 }
 
 TEST(RegionBatch, AFullMailboxSendsTheBatchAtOnce) {
-  Node one(1);
-  one.view({up(1), up(2)});
-  const std::vector<std::string> keys = keys_of(*one.region, 2, 1);
-  const Entities tallies(one.context.self().node, "tally");
-  one.context.sent.clear();
+  Sending s;
+  auto& [one, keys, tallies] = s;
   one.context.result = SendResult::mailbox_full;  // the flush tell fails; so would the batch here
   (void)tallies.tell(one.context, keys[0], 1, kBody);
   ASSERT_EQ(one.context.sent.size(), 2u);
@@ -279,11 +225,8 @@ TEST(RegionBatch, AFullMailboxSendsTheBatchAtOnce) {
 }
 
 TEST(RegionBatch, ALargeTellGoesAloneAfterTheBatch) {
-  Node one(1);
-  one.view({up(1), up(2)});
-  const std::vector<std::string> keys = keys_of(*one.region, 2, 1);
-  const Entities tallies(one.context.self().node, "tally");
-  one.context.sent.clear();
+  Sending s;
+  auto& [one, keys, tallies] = s;
   (void)tallies.tell(one.context, keys[0], 1, kBody);
   (void)tallies.tell(one.context, keys[0], 2, std::vector<std::uint8_t>(4000, 9));
   ASSERT_EQ(one.context.sent.size(), 3u);
@@ -292,11 +235,8 @@ TEST(RegionBatch, ALargeTellGoesAloneAfterTheBatch) {
 }
 
 TEST(RegionBatch, ABatchFillsAndGoesBeforeTheFrameLimit) {
-  Node one(1);
-  one.view({up(1), up(2)});
-  const std::vector<std::string> keys = keys_of(*one.region, 2, 1);
-  const Entities tallies(one.context.self().node, "tally");
-  one.context.sent.clear();
+  Sending s;
+  auto& [one, keys, tallies] = s;
   const std::vector<std::uint8_t> body(500, 7);
   for (int i = 0; i < 100; ++i) (void)tallies.tell(one.context, keys[0], 1, body);
   const std::vector<Sent> batches = one.sent_with(kEntityBatchTag);

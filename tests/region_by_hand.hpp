@@ -1,5 +1,5 @@
-// A region driven by hand, for unit tests of its handoff rules: a context
-// that records every send (no driver, no simulator), an entity whose state
+// A region driven by hand, for unit tests of its rules (handoffs, sends
+// from its node, batches): a context that records every send (no driver, no simulator), an entity whose state
 // is a count, and a fixture that feeds views, tells and handoffs to the
 // region and reads the counts back.
 #pragma once
@@ -21,6 +21,19 @@
 
 namespace weft::shard::test_region {
 
+// One send a Recorder saw: the tells, asks and forwards a region (or a
+// sender through it) made, in order, with how the Recorder answered.
+struct Sent {
+  ActorRef to;
+  std::uint32_t tag = 0;
+  std::vector<std::uint8_t> body;
+  DeliveryKind kind = DeliveryKind::tell;
+  SendResult result = SendResult::sent;
+};
+
+// A region's context that records every send and answers each with
+// `result`; local_behavior finds `region` by its name (the sharding layer's
+// senders reach their node's region through it), nothing else.
 class Recorder final : public Context {
  public:
   explicit Recorder(const NodeAddress& self) : self_{self, region_name("tally")} {}
@@ -28,33 +41,40 @@ class Recorder final : public Context {
   const ActorRef& self() const override { return self_; }
   Instant now() const override { return Instant::from_ns(1'000'000'000); }
   SendResult tell(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body) override {
-    tags.push_back({to, tag});
     if (tag == kHandoffDoneTag) dones.push_back({to, decode_done(body)});
-    return SendResult::sent;
+    return record(to, tag, body, DeliveryKind::tell);
   }
-  AskId ask(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t>, Duration) override {
-    tags.push_back({to, tag});
+  AskId ask(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body, Duration) override {
+    (void)record(to, tag, body, DeliveryKind::ask);
     return ++asks_;
   }
   SendResult reply(std::uint32_t, std::span<const std::uint8_t>) override { return SendResult::sent; }
   std::span<const Member> members() const override { return members_; }
-  SendResult forward(const ActorRef& to, const Delivery&, std::uint32_t tag, std::span<const std::uint8_t>) override {
-    tags.push_back({to, tag});
-    return SendResult::sent;
+  SendResult forward(const ActorRef& to, const Delivery& message, std::uint32_t tag,
+                     std::span<const std::uint8_t> body) override {
+    return record(to, tag, body, message.kind);
   }
   SendResult reply_to(const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
     return SendResult::sent;
   }
   void start_timer(std::uint32_t, Duration) override {}
   void cancel_timer(std::uint32_t) override {}
-  Behavior* local_behavior(std::string_view) const override { return nullptr; }
+  Behavior* local_behavior(std::string_view name) const override { return name == self_.name ? region : nullptr; }
 
-  std::size_t sent(const ActorRef& to, std::uint32_t tag) const {
+  // How many sends to `to` carried `tag`.
+  std::size_t count(const ActorRef& to, std::uint32_t tag) const {
     std::size_t n = 0;
-    for (const auto& [t, g] : tags) n += t == to && g == tag;
+    for (const Sent& s : sent) n += s.to == to && s.tag == tag;
     return n;
   }
-
+  // The sends that carried `tag`, in order.
+  std::vector<Sent> with_tag(std::uint32_t tag) const {
+    std::vector<Sent> out;
+    for (const Sent& s : sent) {
+      if (s.tag == tag) out.push_back(s);
+    }
+    return out;
+  }
   // The last HandoffDone told to `to`, decoded (nothing if none, or if it
   // did not decode).
   std::optional<HandoffDone> last_done(const ActorRef& to) const {
@@ -65,10 +85,16 @@ class Recorder final : public Context {
   }
 
   std::vector<Member> members_;
-  std::vector<std::pair<ActorRef, std::uint32_t>> tags;
+  std::vector<Sent> sent;
   std::vector<std::pair<ActorRef, std::optional<HandoffDone>>> dones;
+  SendResult result = SendResult::sent;  // what the next sends report
+  Region* region = nullptr;              // what local_behavior finds, if set
 
  private:
+  SendResult record(const ActorRef& to, std::uint32_t tag, std::span<const std::uint8_t> body, DeliveryKind kind) {
+    sent.push_back({to, tag, {body.begin(), body.end()}, kind, result});
+    return result;
+  }
   ActorRef self_;
   AskId asks_ = 0;
 };

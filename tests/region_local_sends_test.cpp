@@ -16,54 +16,14 @@
 #include "shard/envelope.hpp"
 #include "shard/placement.hpp"
 #include "shard/region.hpp"
+#include "region_by_hand.hpp"
 #include "test_ids.hpp"
 
 namespace weft::shard {
 namespace {
 
-struct Sent {
-  ActorRef to;
-  std::vector<std::uint8_t> body;
-};
-
-class Recorder final : public Context {
- public:
-  explicit Recorder(const NodeAddress& self) : self_{self, region_name("tally")} {}
-
-  const ActorRef& self() const override { return self_; }
-  Instant now() const override { return Instant::from_ns(1'000'000'000); }
-  SendResult tell(const ActorRef& to, std::uint32_t, std::span<const std::uint8_t> body) override {
-    return record(to, body);
-  }
-  AskId ask(const ActorRef& to, std::uint32_t, std::span<const std::uint8_t> body, Duration) override {
-    (void)record(to, body);
-    return ++asks_;
-  }
-  SendResult reply(std::uint32_t, std::span<const std::uint8_t>) override { return SendResult::sent; }
-  std::span<const Member> members() const override { return members_; }
-  SendResult forward(const ActorRef& to, const Delivery&, std::uint32_t, std::span<const std::uint8_t> body) override {
-    return record(to, body);
-  }
-  SendResult reply_to(const Delivery&, std::uint32_t, std::span<const std::uint8_t>) override {
-    return SendResult::sent;
-  }
-  void start_timer(std::uint32_t, Duration) override {}
-  void cancel_timer(std::uint32_t) override {}
-  Behavior* local_behavior(std::string_view name) const override { return name == self_.name ? region : nullptr; }
-
-  std::vector<Member> members_;
-  std::vector<Sent> sent;
-  SendResult result = SendResult::sent;  // what the next sends report
-  Region* region = nullptr;
-
- private:
-  SendResult record(const ActorRef& to, std::span<const std::uint8_t> body) {
-    if (result == SendResult::sent) sent.push_back({to, {body.begin(), body.end()}});
-    return result;
-  }
-  ActorRef self_;
-  AskId asks_ = 0;
-};
+using test_region::Recorder;
+using test_region::Sent;
 
 class Quiet final : public Entity {
  public:
@@ -76,7 +36,7 @@ EntityMessage decoded(const Sent& sent) {
   return d.message.value_or(EntityMessage{});
 }
 
-const Delivery members_changed{DeliveryKind::members_changed, {}, 0, 0, {}};
+using test_region::members_changed;
 
 TEST(RegionLocalSends, AStraightTellNeverOvertakesOneQueuedForItsShard) {
   const NodeAddress one = test::member_id(1).address;
@@ -157,6 +117,7 @@ TEST(RegionLocalSends, AStraightTellNeverOvertakesOneQueuedForItsShard) {
   EXPECT_EQ(tallies.tell(context, key, 11, body), SendResult::outbound_full);
   EXPECT_EQ(region.counters().refused[static_cast<std::size_t>(Refusal::forward_failed)], 1u);
   context.result = SendResult::sent;
+  context.sent.clear();
   ASSERT_EQ(tallies.tell(context, key, 12, body), SendResult::sent);
   ASSERT_EQ(context.sent.size(), 1u);
   EXPECT_EQ(decoded(context.sent[0]).stamp->number, straight.stamp->number + 1);

@@ -34,7 +34,7 @@ void hand_to_one_gone(Fixture& f, std::string& key) {
   ASSERT_EQ(f.count(key), 3);
   f.view(both);
   EXPECT_FALSE(f.region->hosts(key));
-  EXPECT_EQ(f.context.sent(region_of(test::member_id(2).address, "tally"), kHandoffEntityTag), 1u);
+  EXPECT_EQ(f.context.count(region_of(test::member_id(2).address, "tally"), kHandoffEntityTag), 1u);
 }
 
 TEST(RegionTakeBack, AShardBackFromAReceiverGoneTakesBackWhatItHanded) {
