@@ -658,9 +658,9 @@ int serve(Daemon& d, const std::string& program, double leave_timeout_s) {
 // grew past 1 KB (kernel/wire/frame.hpp): a burst of ~100 KB of frames in
 // one dispatch step then has its buffers mapped and unmapped, or the heap's
 // top trimmed and grown again, every burst. weft_bench_shard's
-// entity_tell_remote/1024 (1024 entity tells a step, in 3 KiB batches):
-// 43 minor page faults a burst and 797 ns a tell with glibc's defaults;
-// 356 faults in 11,621 bursts and 118 ns with these thresholds fixed
+// entity_tell_remote/1024 (1024 entity tells a step, in 2.5 KB batches):
+// 25 minor page faults a burst and 532 ns a tell with glibc's defaults;
+// 336 faults in 10,960 bursts and 133 ns with these thresholds fixed
 // (MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ in the environment,
 // as here; docs/performance.md). Blocks up to 1 MiB come from the heap,
 // and up to 8 MiB freed at its top stay there.
