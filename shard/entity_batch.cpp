@@ -2,7 +2,6 @@
 #include "shard/entity_batch.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "kernel/assert.hpp"
 #include "shard/envelope.hpp"
@@ -15,11 +14,6 @@ namespace {
 constexpr std::uint8_t kVersion = 1;
 constexpr std::size_t kEntryHeader = kBatchEntryHeaderBytes;
 
-std::uint8_t* put_bytes(std::uint8_t* at, const void* bytes, std::size_t n) {
-  if (n != 0) std::memcpy(at, bytes, n);
-  return at + n;
-}
-
 }  // namespace
 
 void BatchWriter::start(std::uint64_t life, std::string_view host, std::uint16_t port) {
@@ -31,7 +25,7 @@ void BatchWriter::start(std::uint64_t life, std::string_view host, std::uint16_t
   std::uint8_t* p = bytes_.data();
   *p++ = kVersion;
   *p++ = static_cast<std::uint8_t>(host.size());
-  p = put_bytes(p, host.data(), host.size());
+  p = store_bytes(p, host.data(), host.size());
   p = store_le(p, std::uint16_t{port});
   p = store_le(p, std::uint64_t{life});
   (void)store_le(p, std::uint16_t{0});
@@ -52,9 +46,9 @@ void BatchWriter::append(const BatchEntry& entry) {
   *p++ = static_cast<std::uint8_t>(entry.sender.size());
   p = store_le(p, static_cast<std::uint16_t>(entry.key.size()));
   p = store_le(p, static_cast<std::uint32_t>(entry.body.size()));
-  p = put_bytes(p, entry.sender.data(), entry.sender.size());
-  p = put_bytes(p, entry.key.data(), entry.key.size());
-  p = put_bytes(p, entry.body.data(), entry.body.size());
+  p = store_bytes(p, entry.sender.data(), entry.sender.size());
+  p = store_bytes(p, entry.key.data(), entry.key.size());
+  p = store_bytes(p, entry.body.data(), entry.body.size());
   WEFT_ASSERT(p == bytes_.data() + bytes_.size());
   ++count_;
   (void)store_le(bytes_.data() + count_at_, static_cast<std::uint16_t>(count_));

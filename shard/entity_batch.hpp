@@ -6,24 +6,25 @@
 // envelope of its own, appended to this region's batch for that owner; the
 // batch goes when the region next runs (a flush message the first append
 // queues in its own mailbox), before any other message of this node's to
-// that owner (an ask sent straight, a view read), or when it is full. The
-// kernel's cost per envelope (its encode, the frame, the receiving node's
-// decode, mailbox and dispatch: most of a direct tell's) is then paid once
-// per batch, not per message. Order is kept as the single envelopes kept it:
-// every entry carries its stamp's number and the batch its source (node
-// and life: the stamp's, written once), so the owner's region takes each
-// entry as the stamped envelope
-// it stands for (hops 1) and hands it through the shard's inbox as any
-// other (shard/shard_inbox.hpp). Asks are never batched: the kernel tracks
-// an ask by its own envelope.
+// that owner (an ask sent straight, a message the region numbers as it
+// enters, a view read), or when it is full. The kernel's cost per envelope
+// (its encode, the frame, the receiving node's decode, mailbox and
+// dispatch: most of a direct tell's) is then paid once per batch, not per
+// message. Order is kept as the single envelopes kept it: every entry
+// carries its stamp's number and the batch its source (node and life: the
+// stamp's, written once), so the owner's region takes each entry as the
+// stamped envelope it stands for (hops 1) and hands it through the shard's
+// inbox as any other (shard/shard_inbox.hpp). Asks are never batched: the
+// kernel tracks an ask by its own envelope.
 //
 // Layout (little-endian): u8 version (1), u8 host length, host, u16 port,
-// u64 life (the source), u16 the number of entries; then each entry: u32 user tag, u64 number, u8 sender
-// name length, u16 key length, u32 body length, the sender's actor name
-// (empty: a driver's tell, no sender), the key, the body. Keys are
-// 1..kMaxKeyBytes bytes, hosts 1..kMaxBatchHostBytes, ports not 0; a batch holds 1..kMaxBatchEntries entries and
-// nothing after the last; anything else does not decode, and the region
-// refuses the whole batch (malformed), one count.
+// u64 life (the source), u16 the number of entries; then each entry: u32
+// user tag, u64 number, u8 sender name length, u16 key length, u32 body
+// length, the sender's actor name (empty: a driver's tell, no sender), the
+// key, the body. Keys are 1..kMaxKeyBytes bytes, hosts
+// 1..kMaxBatchHostBytes, ports not 0; a batch holds 1..kMaxBatchEntries
+// entries and nothing after the last; anything else does not decode, and
+// the region refuses the whole batch (malformed), one count.
 #pragma once
 
 #include <cstddef>

@@ -47,8 +47,7 @@ std::uint8_t* store(std::uint8_t* at, Int value) {
 }
 
 std::uint8_t* store(std::uint8_t* at, std::span<const std::uint8_t> bytes) {
-  if (!bytes.empty()) std::memcpy(at, bytes.data(), bytes.size());
-  return at + bytes.size();
+  return store_bytes(at, bytes.data(), bytes.size());
 }
 
 std::span<const std::uint8_t> as_bytes(std::string_view text) {

@@ -43,4 +43,11 @@ std::uint8_t* store_le(std::uint8_t* at, Int value) {
   return at + sizeof value;
 }
 
+// `n` bytes from `bytes` at `at`; returns the byte after them (the
+// envelope's and the batch's keys, hosts and bodies).
+inline std::uint8_t* store_bytes(std::uint8_t* at, const void* bytes, std::size_t n) {
+  if (n != 0) std::memcpy(at, bytes, n);
+  return at + n;
+}
+
 }  // namespace weft::shard

@@ -264,9 +264,7 @@ void Region::on_entity_batch(Context& context, const Delivery& message) {
   if (message.kind != DeliveryKind::tell || !decode_batch(message.body, incoming_)) {
     return refuse(context, message, Refusal::malformed);
   }
-  // Taken out while its entries are handled: an entity they reach may not
-  // re-enter this region's receive, but nothing here relies on that.
-  DecodedBatch batch = std::move(incoming_);
+  const DecodedBatch& batch = incoming_;  // no entry reaches this receive again: the kernel runs one at a time
   for (const BatchEntry& entry : batch.entries) {
     const Delivery one{DeliveryKind::tell, ActorRefView{batch.host, batch.port, entry.sender}, 0, kEntityTag, {}};
     EntityMessage inner{1, entry.tag, entry.key, entry.body, Stamp{batch.host, batch.port, batch.life, entry.number}};
@@ -276,7 +274,6 @@ void Region::on_entity_batch(Context& context, const Delivery& message) {
     }
     route(context, one, inner, false);
   }
-  incoming_ = std::move(batch);
 }
 
 void Region::route(Context& context, const Delivery& message, EntityMessage inner, bool from_mailbox) {

@@ -62,7 +62,7 @@ bool Region::batch(Outbox& out, const ActorRef& self_region, const LocalSend& se
     send_batch(out, host);
     return false;
   }
-  if (batches_.size() != host_regions_.size()) batches_.resize(host_regions_.size());
+  WEFT_ASSERT(batches_.size() == host_regions_.size());  // read_view sizes them together
   BatchWriter& writer = batches_[host];
   if (writer.empty()) {
     writer.start(send.message.stamp->life, self_.host, self_.port);

@@ -110,12 +110,13 @@ void EntitiesWorkload::client_step() {
   // overtake (shard/entity_batch.hpp).
   const std::uint64_t burst = prng_.below(4) == 0 ? 2 + prng_.below(3) : 1;
   std::uint64_t next_key = prng_.below(options_.keys);
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> operations;  // (key, kind: 0 read, 1 ask Add, 2 tell Add)
+  enum class Op : std::uint8_t { get, ask_add, tell_add };
+  std::vector<std::pair<std::uint64_t, Op>> operations;  // (key, what)
   for (std::uint64_t i = 0; i < burst; ++i) {
     if (i > 0 && prng_.below(2) == 0) next_key = prng_.below(options_.keys);
     const bool add = prng_.below(100) >= options_.read_percent;
     const bool told = add && prng_.below(100) < options_.tell_percent;
-    operations.emplace_back(next_key, add ? (told ? 2 : 1) : 0);
+    operations.emplace_back(next_key, add ? (told ? Op::tell_add : Op::ask_add) : Op::get);
   }
   const bool ran = sim_->command(from, [&](Kernel& kernel, Instant now) {
     // A client is one life of the node's kernel: a node downed and
@@ -127,10 +128,10 @@ void EntitiesWorkload::client_step() {
       ++sender.sender_lives;
     }
     const auto client = static_cast<std::uint32_t>((from << 16) | (sender.sender_lives & 0xffff));
-    for (const auto& [key, kind] : operations) {
+    for (const auto& [key, op] : operations) {
       const shard::EntityRef ref{kind_, std::to_string(key)};
       Key& k = keys_[key];
-      if (kind == 0) {
+      if (op == Op::get) {
         const AskId id =
             shard::ask(kernel, now, ref, Protocol::tag<Get>, Protocol::encode(Get{key}), options_.ask_timeout);
         ++gets_;
@@ -140,7 +141,7 @@ void EntitiesWorkload::client_step() {
       const std::uint64_t seq = ++next_seq_[{client, key}];
       sent_epoch_[{client, key, seq}] = k.epoch;
       ++k.attempted;
-      if (kind == 2) {
+      if (op == Op::tell_add) {
         // Acknowledged by no one: counted among the Adds asked for (no count
         // may pass them), ordered with the client's others (ORDER).
         (void)shard::tell(kernel, now, ref, Protocol::tag<Add>, Protocol::encode(Add{key, client, seq}));
